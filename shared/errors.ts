@@ -1,0 +1,82 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+
+/** What a failure means to a caller; stable, so clients and dashboards can rely on it. */
+export type ErrorCode =
+  | 'INVALID_ARGUMENT'
+  | 'NOT_FOUND'
+  | 'ALREADY_EXISTS'
+  | 'FAILED_PRECONDITION'
+  | 'RESOURCE_EXHAUSTED'
+  | 'DEADLINE_EXCEEDED'
+  | 'UNAVAILABLE'
+  | 'INTERNAL';
+
+export interface ErrorMapping {
+  readonly grpc: GrpcStatus;
+  readonly http: number;
+  /** Whether doing the same thing again may succeed (workers retry, then dead-letter otherwise). */
+  readonly retriable: boolean;
+}
+
+/** The one table from error code to gRPC status, HTTP status and consumer action. */
+export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorMapping>> = Object.freeze({
+  INVALID_ARGUMENT: { grpc: GrpcStatus.INVALID_ARGUMENT, http: 400, retriable: false },
+  NOT_FOUND: { grpc: GrpcStatus.NOT_FOUND, http: 404, retriable: false },
+  ALREADY_EXISTS: { grpc: GrpcStatus.ALREADY_EXISTS, http: 409, retriable: false },
+  FAILED_PRECONDITION: { grpc: GrpcStatus.FAILED_PRECONDITION, http: 412, retriable: false },
+  RESOURCE_EXHAUSTED: { grpc: GrpcStatus.RESOURCE_EXHAUSTED, http: 429, retriable: true },
+  DEADLINE_EXCEEDED: { grpc: GrpcStatus.DEADLINE_EXCEEDED, http: 504, retriable: true },
+  UNAVAILABLE: { grpc: GrpcStatus.UNAVAILABLE, http: 503, retriable: true },
+  INTERNAL: { grpc: GrpcStatus.INTERNAL, http: 500, retriable: false },
+});
+
+export interface AppErrorOptions {
+  readonly cause?: unknown;
+  /** Overrides the table's default, e.g. an INTERNAL failure known to be transient. */
+  readonly retriable?: boolean;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly retriable: boolean;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.retriable = options.retriable ?? ERROR_TABLE[code].retriable;
+  }
+
+  get grpcStatus(): GrpcStatus {
+    return ERROR_TABLE[this.code].grpc;
+  }
+
+  get httpStatus(): number {
+    return ERROR_TABLE[this.code].http;
+  }
+}
+
+export const invalidArgument = (message: string, cause?: unknown): AppError =>
+  new AppError('INVALID_ARGUMENT', message, { cause });
+export const notFound = (message: string): AppError => new AppError('NOT_FOUND', message);
+export const unavailable = (message: string, cause?: unknown): AppError =>
+  new AppError('UNAVAILABLE', message, { cause });
+export const internal = (message: string, cause?: unknown): AppError =>
+  new AppError('INTERNAL', message, { cause });
+
+/**
+ * Any thrown value as an AppError. Unknown errors are INTERNAL; programming errors (TypeError,
+ * RangeError, ...) are never retriable. Errors from clients that say they are retriable (kafkajs
+ * sets `retriable`) keep that, as UNAVAILABLE.
+ */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (error instanceof Error) {
+    const programming =
+      error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError;
+    const saysRetriable = (error as { retriable?: unknown }).retriable === true;
+    if (!programming && saysRetriable) return new AppError('UNAVAILABLE', error.message, { cause: error });
+    return new AppError('INTERNAL', error.message, { cause: error, retriable: false });
+  }
+  return new AppError('INTERNAL', String(error), { retriable: false });
+}
