@@ -1,0 +1,198 @@
+import path from 'node:path';
+import {
+  type GrpcObject,
+  loadPackageDefinition as grpcLoadPackageDefinition,
+  type handleUnaryCall,
+  type Metadata,
+  Server,
+  ServerCredentials,
+  type ServiceClientConstructor,
+  type ServiceDefinition,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
+import { loadSync, type Options as ProtoLoaderOptions } from '@grpc/proto-loader';
+import { AppError, ERROR_TABLE, type ErrorCode, toAppError } from './errors.ts';
+import type { Logger } from './logger.ts';
+
+export {
+  createHealthService,
+  HEALTH_PROTO,
+  type HealthService,
+  type ReportedStatus,
+  type ServingStatus,
+} from './grpc-health.ts';
+
+/** Absolute path of the repository's `proto/` folder; imports inside .proto files are relative to it. */
+export const PROTO_ROOT: string = path.resolve(import.meta.dirname, '..', 'proto');
+
+/** How every .proto file is loaded: field names as written, 64-bit integers and enums as strings. */
+export const PROTO_LOADER_OPTIONS: Readonly<ProtoLoaderOptions> = Object.freeze({
+  keepCase: true,
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+});
+
+/** Loads .proto files (paths relative to PROTO_ROOT) into grpc-js client constructors and definitions. */
+export function loadPackageDefinition(protoFiles: string[]): GrpcObject {
+  const definition = loadSync(
+    protoFiles.map((file) => path.resolve(PROTO_ROOT, file)),
+    { ...PROTO_LOADER_OPTIONS, includeDirs: [PROTO_ROOT] },
+  );
+  return grpcLoadPackageDefinition(definition);
+}
+
+/**
+ * The service with the given fully qualified name (e.g. `grpc.health.v1.Health`) in a loaded
+ * package; its `.service` is the ServiceDefinition a server needs, and it constructs clients.
+ */
+export function lookupService(root: GrpcObject, fullName: string): ServiceClientConstructor {
+  let node: unknown = root;
+  for (const part of fullName.split('.')) {
+    node =
+      typeof node === 'object' || typeof node === 'function'
+        ? (node as GrpcObject | null)?.[part]
+        : undefined;
+  }
+  if (typeof node !== 'function' || !('service' in node)) {
+    throw new AppError('INTERNAL', `gRPC service ${fullName} is not in the loaded package definition`);
+  }
+  return node as ServiceClientConstructor;
+}
+
+/** What a unary handler knows about its call besides the request. */
+export interface UnaryContext {
+  readonly metadata: Metadata;
+  readonly peer: string;
+  /** When the client gives up; undefined when it set no deadline. */
+  readonly deadline: Date | number | undefined;
+  /** Whether the client has cancelled (or the deadline passed); long handlers may stop early. */
+  readonly cancelled: () => boolean;
+}
+
+export type UnaryHandler<Request, Response> = (request: Request, context: UnaryContext) => Promise<Response>;
+
+/** Failures that are our fault (or our dependencies'), as opposed to the caller's. */
+const SERVER_SIDE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'INTERNAL',
+  'UNAVAILABLE',
+  'DEADLINE_EXCEEDED',
+]);
+
+/**
+ * Adapts a promise-returning handler to grpc-js, which ignores returned promises: the promise is
+ * awaited and whatever it throws becomes a gRPC status via toAppError and ERROR_TABLE, with the
+ * error's message as details. Errors that were not AppErrors and map to INTERNAL keep their message
+ * out of the details (it is logged instead), so internals do not leak to callers.
+ */
+export function unary<Request, Response>(
+  method: string,
+  handler: UnaryHandler<Request, Response>,
+  deps: { readonly logger: Logger },
+): handleUnaryCall<Request, Response> {
+  return (call, callback) => {
+    const context: UnaryContext = {
+      metadata: call.metadata,
+      peer: call.getPeer(),
+      deadline: finiteDeadline(call.getDeadline()),
+      cancelled: () => call.cancelled,
+    };
+    const run = async (): Promise<Response> => handler(call.request, context);
+    run().then(
+      (response) => callback(null, response),
+      (thrown: unknown) => {
+        const error = toAppError(thrown);
+        const known = thrown instanceof AppError;
+        const fields = { method, code: error.code, peer: context.peer, err: thrown };
+        if (!known || SERVER_SIDE.has(error.code)) deps.logger.error(fields, `gRPC ${method} failed`);
+        else deps.logger.info(fields, `gRPC ${method} rejected the request: ${error.message}`);
+        const details = !known && error.code === 'INTERNAL' ? 'internal error' : error.message;
+        callback({ code: ERROR_TABLE[error.code].grpc, details });
+      },
+    );
+  };
+}
+
+function finiteDeadline(deadline: Date | number): Date | number | undefined {
+  if (typeof deadline === 'number') return Number.isFinite(deadline) ? deadline : undefined;
+  return Number.isFinite(deadline.getTime()) ? deadline : undefined;
+}
+
+export interface GrpcServiceRegistration {
+  readonly definition: ServiceDefinition;
+  readonly implementation: UntypedServiceImplementation;
+}
+
+export interface GrpcServerOptions {
+  readonly host: string;
+  /** 0 picks a free port; the bound one is in the result. */
+  readonly port: number;
+  readonly services: readonly GrpcServiceRegistration[];
+  readonly logger: Logger;
+  /** Largest message received or sent; 64 MiB by default. */
+  readonly maxMessageBytes?: number;
+}
+
+export interface RunningGrpcServer {
+  readonly port: number;
+  readonly server: Server;
+  /**
+   * Stops taking calls and waits for running ones; past `deadlineMs` cancels them. Open streams
+   * (health Watch) keep a graceful shutdown waiting, so end them first (HealthService.shutdown()).
+   */
+  stop(deadlineMs: number): Promise<void>;
+}
+
+export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/** Starts a plaintext gRPC server with the given services; rejects with UNAVAILABLE if it cannot bind. */
+export async function startGrpcServer(options: GrpcServerOptions): Promise<RunningGrpcServer> {
+  const { host, logger } = options;
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const server = new Server({
+    'grpc.max_receive_message_length': maxMessageBytes,
+    'grpc.max_send_message_length': maxMessageBytes,
+  });
+  for (const service of options.services) server.addService(service.definition, service.implementation);
+
+  const address = `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${options.port}`;
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(address, ServerCredentials.createInsecure(), (error, boundPort) => {
+      if (error === null) {
+        resolve(boundPort);
+        return;
+      }
+      server.forceShutdown();
+      reject(
+        new AppError('UNAVAILABLE', `cannot bind gRPC server to ${address}: ${error.message}`, {
+          cause: error,
+        }),
+      );
+    });
+  });
+  logger.info({ host, port }, 'gRPC server listening');
+
+  let stopping: Promise<void> | undefined;
+  const stop = (deadlineMs: number): Promise<void> => {
+    stopping ??= new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        logger.warn({ port, deadlineMs }, 'gRPC server did not drain in time; cancelling open calls');
+        server.forceShutdown();
+        resolve();
+      }, deadlineMs);
+      server.tryShutdown((error) => {
+        clearTimeout(timer);
+        if (error !== undefined) {
+          logger.warn({ port, err: error }, 'gRPC graceful shutdown failed; cancelling open calls');
+          server.forceShutdown();
+        }
+        logger.info({ port }, 'gRPC server stopped');
+        resolve();
+      });
+    });
+    return stopping;
+  };
+
+  return { port, server, stop };
+}
