@@ -1,0 +1,25 @@
+import { Counter, type Registry } from 'prom-client';
+
+export interface BusMetrics {
+  readonly consumed: Counter<'topic' | 'group'>;
+  readonly deadLettered: Counter<'topic' | 'group'>;
+  readonly handlerRetries: Counter<'topic' | 'group'>;
+}
+
+/** One set of bus counters per registry, shared by every worker registered on it. */
+export function busMetrics(registry: Registry): BusMetrics {
+  const counter = (name: string, help: string): Counter<'topic' | 'group'> =>
+    (registry.getSingleMetric(name) as Counter<'topic' | 'group'> | undefined) ??
+    new Counter({ name, help, labelNames: ['topic', 'group'], registers: [registry] });
+  return {
+    consumed: counter('bus_events_consumed_total', 'Events handled and committed by a worker'),
+    deadLettered: counter(
+      'bus_events_dead_lettered_total',
+      'Events sent to <topic>.dlq because they can never be processed',
+    ),
+    handlerRetries: counter(
+      'bus_handler_retries_total',
+      'Retries of a worker handler after a retriable failure',
+    ),
+  };
+}

@@ -1,0 +1,97 @@
+import type { Admin } from 'kafkajs';
+import { unavailable } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+
+export interface TopicDeclaration {
+  readonly name: string;
+  readonly partitions: number;
+  readonly cleanupPolicy: 'delete' | 'compact';
+  /** -1 keeps events forever: topics are the record that replay and rebuilds read. */
+  readonly retentionMs: number;
+  readonly maxMessageBytes: number;
+}
+
+const MIB = 1024 * 1024;
+
+const topic = (
+  name: string,
+  partitions: number,
+  extra: Partial<Omit<TopicDeclaration, 'name' | 'partitions'>> = {},
+): TopicDeclaration =>
+  Object.freeze({
+    name,
+    partitions,
+    cleanupPolicy: 'delete',
+    retentionMs: -1,
+    maxMessageBytes: MIB,
+    ...extra,
+  });
+
+/** Every topic of the product: name, partitions (the unit of ordering and of scaling) and policy. */
+export const TOPICS = Object.freeze({
+  observations: topic('experiment.observations', 6, { maxMessageBytes: 32 * MIB }),
+  trialStatus: topic('experiment.trial-status', 6),
+  earlyStoppingRules: topic('experiment.early-stopping-rules', 3),
+  suggestions: topic('experiment.suggestions', 3, { maxMessageBytes: 8 * MIB }),
+  ratelimitConfig: topic('ratelimit.config', 1, { cleanupPolicy: 'compact', maxMessageBytes: 8 * MIB }),
+  upgradeProgress: topic('kv.upgrade-progress', 1),
+});
+
+/** Where a consumer puts what it can never process: same partitions, kept forever. */
+export function dlqOf(declaration: TopicDeclaration): TopicDeclaration {
+  return topic(dlqName(declaration.name), declaration.partitions, {
+    maxMessageBytes: declaration.maxMessageBytes,
+  });
+}
+
+export const dlqName = (topicName: string): string => `${topicName}.dlq`;
+
+/**
+ * Creates the declared topics that do not exist yet (auto-creation is off on the broker). Safe to
+ * run from many instances at once. An existing topic with fewer partitions than declared is
+ * reported, not changed: adding partitions moves keys, which is an operator's decision.
+ */
+export async function ensureTopics(
+  admin: Admin,
+  declarations: readonly TopicDeclaration[],
+  logger: Logger,
+): Promise<void> {
+  try {
+    const existing = new Set(await admin.listTopics());
+    const missing = declarations.filter((d) => !existing.has(d.name));
+    if (missing.length > 0) {
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((d) => ({
+          topic: d.name,
+          numPartitions: d.partitions,
+          replicationFactor: -1,
+          configEntries: [
+            { name: 'cleanup.policy', value: d.cleanupPolicy },
+            { name: 'retention.ms', value: String(d.retentionMs) },
+            { name: 'max.message.bytes', value: String(d.maxMessageBytes) },
+          ],
+        })),
+      });
+      logger.info({ topics: missing.map((d) => d.name) }, 'created topics');
+    }
+    const present = declarations.filter((d) => existing.has(d.name));
+    if (present.length > 0) {
+      const { topics } = await admin.fetchTopicMetadata({ topics: present.map((d) => d.name) });
+      for (const t of topics) {
+        const want = present.find((d) => d.name === t.name)!.partitions;
+        if (t.partitions.length < want) {
+          logger.warn(
+            { topic: t.name, partitions: t.partitions.length, declared: want },
+            'topic has fewer partitions than declared',
+          );
+        }
+      }
+    }
+  } catch (error) {
+    throw unavailable(
+      `kafka: cannot create topics ${declarations.map((d) => d.name).join(', ')}: ${(error as Error).message}`,
+      error,
+    );
+  }
+}
