@@ -78,5 +78,14 @@ export function toAppError(error: unknown): AppError {
     if (!programming && saysRetriable) return new AppError('UNAVAILABLE', error.message, { cause: error });
     return new AppError('INTERNAL', error.message, { cause: error, retriable: false });
   }
-  return new AppError('INTERNAL', String(error), { retriable: false });
+  return new AppError('INTERNAL', describeThrown(error), { retriable: false });
+}
+
+/** `String(value)`, except it cannot throw (it does for `Object.create(null)` or a throwing `toString`). */
+function describeThrown(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return `non-error value of type ${typeof value}`;
+  }
 }
