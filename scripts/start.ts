@@ -1,0 +1,91 @@
+// `npm start`: the whole product on one machine. Brings up the infrastructure (scripts/infra.sh),
+// declares every topic, starts each service as its own process, prints where everything listens,
+// and on Ctrl-C (or SIGTERM) stops the services, then the servers it started itself.
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { createKafka } from '../shared/bus/kafka.ts';
+import { dlqOf, ensureTopics, TOPICS } from '../shared/bus/topics.ts';
+import { createLogger } from '../shared/logger.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const INFRA = join(ROOT, 'scripts', 'infra.sh');
+const SERVERS = ['kafka', 'redis', 'postgres', 'memcached'];
+
+/** Every long-running service of the product; each reads its own settings from the environment. */
+const SERVICES: ReadonlyArray<{ name: string; entry: string }> = [];
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const infra = (...args: string[]) => execFileSync('bash', [INFRA, ...args], { encoding: 'utf8' });
+
+const alreadyUp = new Set(
+  infra('status')
+    .split('\n')
+    .map((l) => l.split(/\s+/))
+    .filter(([name, state]) => state === 'up' && SERVERS.includes(name ?? ''))
+    .map(([name]) => name!),
+);
+if (spawnSync('bash', [INFRA, 'up'], { stdio: 'inherit' }).status !== 0) process.exit(1);
+const env = Object.fromEntries(
+  infra('env')
+    .trim()
+    .split('\n')
+    .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+) as Record<string, string>;
+
+const logger = createLogger({ name: 'start', level: 'warn' });
+const kafka = createKafka({ brokers: env.KAFKA_BROKERS!.split(','), clientId: 'start', logger });
+const admin = kafka.admin();
+await admin.connect();
+const topics = Object.values(TOPICS);
+await ensureTopics(admin, [...topics, ...topics.map(dlqOf)], logger);
+await admin.disconnect();
+
+const children: Array<{ name: string; child: ChildProcess }> = SERVICES.map(({ name, entry }) => ({
+  name,
+  child: spawn(process.execPath, [join(ROOT, entry)], { env: { ...env, ...process.env }, stdio: 'inherit' }),
+}));
+
+say('');
+say('backbone is running:');
+say(`  kafka       ${env.KAFKA_BROKERS}   topics: ${topics.map((t) => t.name).join(', ')} (+ .dlq)`);
+say(`  redis       ${env.REDIS_URL}`);
+say(`  postgres    ${env.POSTGRES_URL}`);
+say(`  memcached   ${env.MEMCACHE_HOST_PORT}`);
+say(`  etcd 3.4    ${env.ETCD34_BIN_DIR}`);
+say(`  etcd 3.5    ${env.ETCD35_BIN_DIR}`);
+for (const { name } of SERVICES) say(`  ${name.padEnd(11)} started (its own log lines follow)`);
+if (SERVICES.length === 0)
+  say('  no long-running service exists yet; read topics with `npm run replay -- <topic>`');
+say('Ctrl-C stops everything.');
+
+let stopping = false;
+async function stop(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  say(`\n${signal}: stopping services`);
+  await Promise.all(
+    children.map(
+      ({ child }) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+  const started = SERVERS.filter((s) => !alreadyUp.has(s));
+  if (started.length > 0) spawnSync('bash', [INFRA, 'down', ...started], { stdio: 'inherit' });
+  process.exit(0);
+}
+process.on('SIGINT', () => void stop('SIGINT'));
+process.on('SIGTERM', () => void stop('SIGTERM'));
+for (const { name, child } of children) {
+  child.on('exit', (code) => {
+    if (!stopping) {
+      say(`${name} exited with code ${code}; stopping the rest`);
+      void stop('service exit');
+    }
+  });
+}
+// Keeps the process alive until a signal arrives.
+setInterval(() => {}, 1 << 30);
