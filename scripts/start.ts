@@ -3,9 +3,7 @@
 // and on Ctrl-C (or SIGTERM) stops the services, then the servers it started itself.
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { createKafka } from '../shared/bus/kafka.ts';
-import { dlqOf, ensureTopics, TOPICS } from '../shared/bus/topics.ts';
-import { createLogger } from '../shared/logger.ts';
+import { TOPICS } from '../shared/bus/topics.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const INFRA = join(ROOT, 'scripts', 'infra.sh');
@@ -32,13 +30,12 @@ const env = Object.fromEntries(
     .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
 ) as Record<string, string>;
 
-const logger = createLogger({ name: 'start', level: 'warn' });
-const kafka = createKafka({ brokers: env.KAFKA_BROKERS!.split(','), clientId: 'start', logger });
-const admin = kafka.admin();
-await admin.connect();
 const topics = Object.values(TOPICS);
-await ensureTopics(admin, [...topics, ...topics.map(dlqOf)], logger);
-await admin.disconnect();
+const declared = spawnSync(process.execPath, [join(ROOT, 'scripts', 'declare-topics.ts')], {
+  env: { ...process.env, KAFKA_BROKERS: env.KAFKA_BROKERS },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+if (declared.status !== 0) process.exit(1);
 
 const children: Array<{ name: string; child: ChildProcess }> = SERVICES.map(({ name, entry }) => ({
   name,
