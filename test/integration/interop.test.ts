@@ -27,7 +27,8 @@ afterAll(async () => {
   await producer.disconnect();
 });
 
-const kcat = (...args: string[]): Buffer => execFileSync('kcat', ['-b', broker, '-C', '-e', '-q', ...args], { timeout: 30_000 });
+const kcat = (...args: string[]): Buffer =>
+  execFileSync('kcat', ['-b', broker, '-C', '-e', '-q', ...args], { timeout: 30_000 });
 
 describe('a message written by the bus', () => {
   it('is read by kcat and decoded by python3-avro from the .avsc file alone', async () => {
@@ -39,24 +40,41 @@ describe('a message written by the bus', () => {
       occurred_at: new Date('2026-11-22T08:30:00.250Z'),
       trial_name: 'mnist-random-x7k2',
       metric_logs: [
-        { time_stamp: '2026-11-22T08:29:59.5Z', time_us: 1795336199500000, metric_name: 'accuracy', value: '0.91' },
+        {
+          time_stamp: '2026-11-22T08:29:59.5Z',
+          time_us: 1795336199500000,
+          metric_name: 'accuracy',
+          value: '0.91',
+        },
         { time_stamp: '2026-11-22T08:30:00Z', time_us: 1795336200000000, metric_name: 'loss', value: '0.2' },
       ],
     };
-    await producer.publish(topic.name, [{ eventType: 'ObservationLogReported', key: payload.trial_name, payload, correlationId: 'c-42' }]);
+    await producer.publish(topic.name, [
+      { eventType: 'ObservationLogReported', key: payload.trial_name, payload, correlationId: 'c-42' },
+    ]);
 
-    const [meta] = kcat('-t', topic.name, '-o', 'beginning', '-c', '1', '-J').toString('utf8').trim().split('\n');
+    const [meta] = kcat('-t', topic.name, '-o', 'beginning', '-c', '1', '-J')
+      .toString('utf8')
+      .trim()
+      .split('\n');
     expect(JSON.parse(meta!)).toMatchObject({
       topic: topic.name,
       key: 'mnist-random-x7k2',
-      headers: expect.arrayContaining(['event-type', 'ObservationLogReported', 'correlation-id', 'c-42', 'event-id', eventId]),
+      headers: expect.arrayContaining([
+        'event-type',
+        'ObservationLogReported',
+        'correlation-id',
+        'c-42',
+        'event-id',
+        eventId,
+      ]),
     });
 
     const value = kcat('-t', topic.name, '-o', 'beginning', '-c', '1', '-f', '%s');
     const decoded = JSON.parse(
-      execFileSync('/usr/bin/python3', [DECODER, join(SCHEMAS_DIR, 'observation-log-reported.v1.avsc')], { input: value }).toString(
-        'utf8',
-      ),
+      execFileSync('/usr/bin/python3', [DECODER, join(SCHEMAS_DIR, 'observation-log-reported.v1.avsc')], {
+        input: value,
+      }).toString('utf8'),
     );
     const ours = catalog.current('ObservationLogReported');
     expect(decoded.canonical).toBe(ours.canonical);
