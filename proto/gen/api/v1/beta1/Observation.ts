@@ -1,0 +1,11 @@
+// Original file: proto/api/v1beta1/api.proto
+
+import type { Metric as _api_v1_beta1_Metric, Metric__Output as _api_v1_beta1_Metric__Output } from '../../../api/v1/beta1/Metric.ts';
+
+export interface Observation {
+  'metrics'?: (_api_v1_beta1_Metric)[];
+}
+
+export interface Observation__Output {
+  'metrics': (_api_v1_beta1_Metric__Output)[];
+}

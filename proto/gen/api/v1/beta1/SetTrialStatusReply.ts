@@ -1,0 +1,8 @@
+// Original file: proto/api/v1beta1/api.proto
+
+
+export interface SetTrialStatusReply {
+}
+
+export interface SetTrialStatusReply__Output {
+}

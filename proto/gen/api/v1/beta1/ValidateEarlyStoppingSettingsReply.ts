@@ -1,0 +1,8 @@
+// Original file: proto/api/v1beta1/api.proto
+
+
+export interface ValidateEarlyStoppingSettingsReply {
+}
+
+export interface ValidateEarlyStoppingSettingsReply__Output {
+}
