@@ -1,0 +1,74 @@
+/**
+ * Ports of the experiment service: what its use cases need from the outside world. Adapters live in
+ * `./adapters/`; every adapter of a port passes the same contract tests.
+ */
+
+/**
+ * One metric value at one time, as Katib's `MetricLog` but flattened.
+ *
+ * `time` is always normalized: a UTC string of fixed width `YYYY-MM-DDTHH:MM:SS.ffffffZ` (exactly six
+ * fraction digits, microseconds, truncated; years 0001–9999). Fixed width makes text order equal time
+ * order, so stores compare and sort it as text with a binary collation. Callers normalize before
+ * they report or query; stores never parse it.
+ *
+ * `metricName` and `value` are kept verbatim (`value` is any string: `"0.5"`, `"1e-3"`, `"unavailable"`).
+ */
+export interface MetricLogRow {
+  readonly time: string;
+  readonly metricName: string;
+  readonly value: string;
+}
+
+/**
+ * One event of the `experiment.observations` topic, as the persistence worker applies it.
+ *
+ * - `reported` appends its logs (in the given order) to the trial's logs; duplicates are kept, as in
+ *   Katib. An empty `logs` is allowed and stores nothing.
+ * - `deleted` removes every log of the trial applied before it (in earlier calls or earlier in the
+ *   same batch); later reports of the trial are kept. Deleting a trial without logs is not an error.
+ *
+ * `eventId` identifies the event across redeliveries: a store applies each eventId at most once.
+ */
+export type ObservationChange =
+  | {
+      readonly kind: 'reported';
+      readonly eventId: string;
+      readonly trialName: string;
+      readonly logs: readonly MetricLogRow[];
+    }
+  | { readonly kind: 'deleted'; readonly eventId: string; readonly trialName: string };
+
+/** Katib's `GetObservationLogRequest`, with times already normalized. */
+export interface ObservationQuery {
+  readonly trialName: string;
+  /** `undefined` = every metric of the trial (Katib: empty metric_name). */
+  readonly metricName?: string;
+  /** Inclusive lower bound, normalized; `undefined` = unbounded. */
+  readonly from?: string;
+  /** Inclusive upper bound, normalized; `undefined` = unbounded. */
+  readonly to?: string;
+}
+
+/**
+ * Where observation logs are kept (Katib's `observation_logs` table). Failures are `AppError`s:
+ * `UNAVAILABLE` (retriable) when the store cannot be reached or is closed, `INTERNAL` when it
+ * rejects the data itself (e.g. a missing field forced through a cast).
+ */
+export interface ObservationStore {
+  /**
+   * Applies changes in order in ONE transaction; a change whose eventId was applied before is skipped
+   * (redelivery), also when it appears twice in the same batch. Returns how many changes took effect
+   * (were not skipped). On failure nothing of the batch is applied, eventIds included, so the whole
+   * batch can be retried.
+   */
+  apply(changes: readonly ObservationChange[]): Promise<number>;
+  /**
+   * Logs ordered by time, ties in report order (the order they were applied). An unknown trial, or
+   * nothing matching, gives `[]`.
+   */
+  query(query: ObservationQuery): Promise<MetricLogRow[]>;
+  /** Resolves when the store answers (health). */
+  ping(): Promise<void>;
+  /** Releases connections and files; idempotent. Every call afterwards rejects with UNAVAILABLE. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { openPostgresObservationStore } from '../../services/experiment/adapters/postgres-observation-store.ts';
+import { silentLogger } from '../../shared/logger.ts';
+import { describeObservationStoreContract } from '../helpers/observation-store-contract.ts';
+
+const URL = inject('infra').POSTGRES_URL;
+const schemaName = (prefix: string): string => `${prefix}_${randomBytes(5).toString('hex')}`;
+const SCHEMA = schemaName('test_observations');
+const created = [SCHEMA];
+
+afterAll(async () => {
+  const client = new pg.Client({ connectionString: URL });
+  await client.connect();
+  try {
+    for (const schema of created)
+      await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
+  } finally {
+    await client.end();
+  }
+});
+
+describeObservationStoreContract('PostgreSQL', () =>
+  openPostgresObservationStore({ url: URL, schema: SCHEMA, poolSize: 4, logger: silentLogger }),
+);
+
+describe('PostgreSQL observation store', () => {
+  it('migrates safely when two stores open the same new schema at once', async () => {
+    const schema = schemaName('test_observations_race');
+    created.push(schema);
+    const open = () => openPostgresObservationStore({ url: URL, schema, logger: silentLogger });
+    const stores = await Promise.all([open(), open(), open()]);
+    try {
+      await Promise.all(stores.map((store) => store.ping()));
+      const client = new pg.Client({ connectionString: URL });
+      await client.connect();
+      try {
+        const versions = await client.query(
+          `SELECT version FROM ${pg.escapeIdentifier(schema)}.schema_version ORDER BY version`,
+        );
+        expect(versions.rows).toEqual([{ version: 1 }]);
+        const collation = await client.query(
+          `SELECT collation_name FROM information_schema.columns
+           WHERE table_schema = $1 AND table_name = 'observation_logs' AND column_name = 'time'`,
+          [schema],
+        );
+        expect(collation.rows).toEqual([{ collation_name: 'C' }]);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+  });
+
+  it('opens with a server that does not answer, and ping rejects with UNAVAILABLE naming the host', async () => {
+    const store = await openPostgresObservationStore({
+      url: 'postgres://backbone:secret-password@127.0.0.1:1/backbone',
+      logger: silentLogger,
+      connectTimeoutMs: 2000,
+    });
+    try {
+      const failure = await store.ping().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failure).toMatchObject({ code: 'UNAVAILABLE', retriable: true });
+      expect((failure as Error).message).toContain('PostgreSQL');
+      expect((failure as Error).message).toContain('127.0.0.1:1');
+      expect((failure as Error).message).not.toContain('secret-password');
+      await expect(store.query({ trialName: 't' })).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    } finally {
+      await store.close();
+    }
+  });
+});
