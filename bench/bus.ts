@@ -48,7 +48,7 @@ await ensureTopics(
 // A typical report: one trial, three metrics at one step.
 const report = (trial: number): OutgoingEvent => {
   const now = Date.now();
-  const stamp = new Date(now).toISOString();
+  const stamp = new Date(now).toISOString().replace('Z', '000Z');
   return {
     eventType: 'ObservationLogReported',
     key: `trial-${trial}`,
@@ -58,7 +58,6 @@ const report = (trial: number): OutgoingEvent => {
       trial_name: `trial-${trial}`,
       metric_logs: ['loss', 'accuracy', 'lr'].map((name, i) => ({
         time_stamp: stamp,
-        time_us: now * 1000,
         metric_name: name,
         value: String(0.1 * (i + 1)),
       })),

@@ -41,12 +41,11 @@ describe('a message written by the bus', () => {
       trial_name: 'mnist-random-x7k2',
       metric_logs: [
         {
-          time_stamp: '2026-11-22T08:29:59.5Z',
-          time_us: 1795336199500000,
+          time_stamp: '2026-11-22T08:29:59.500000Z',
           metric_name: 'accuracy',
           value: '0.91',
         },
-        { time_stamp: '2026-11-22T08:30:00Z', time_us: 1795336200000000, metric_name: 'loss', value: '0.2' },
+        { time_stamp: '2026-11-22T08:30:00.000000Z', metric_name: 'loss', value: '0.2' },
       ],
     };
     await producer.publish(topic.name, [

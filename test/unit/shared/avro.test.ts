@@ -34,9 +34,7 @@ describe('event catalog', () => {
     event_id: '8b1f0c1e-0000-4000-8000-000000000001',
     occurred_at: new Date('2026-11-22T10:00:00.123Z'),
     trial_name: 'exp-1-abc',
-    metric_logs: [
-      { time_stamp: '2026-11-22T09:59:59Z', time_us: 1795427999000000, metric_name: 'loss', value: '0.25' },
-    ],
+    metric_logs: [{ time_stamp: '2026-11-22T09:59:59.000000Z', metric_name: 'loss', value: '0.25' }],
   };
 
   it('round-trips an event of the product, with the timestamp as a Date', () => {
