@@ -1,0 +1,135 @@
+// The experiment service's wiring: the only place that reads the environment, creates clients,
+// starts servers and workers, and registers how to stop them (in reverse order) on SIGTERM.
+import { loadCatalog } from '../../shared/avro/catalog.ts';
+import { createKafka } from '../../shared/bus/kafka.ts';
+import { createEventProducer } from '../../shared/bus/producer.ts';
+import { dlqOf, ensureTopics, TOPICS } from '../../shared/bus/topics.ts';
+import { systemClock } from '../../shared/clock.ts';
+import {
+  createHealthService,
+  loadPackageDefinition,
+  lookupService,
+  startGrpcServer,
+} from '../../shared/grpc.ts';
+import { watchDependencies } from '../../shared/health-checks.ts';
+import { createLifecycle } from '../../shared/lifecycle.ts';
+import { createLogger } from '../../shared/logger.ts';
+import { createMetricsRegistry, startMetricsServer } from '../../shared/metrics.ts';
+import { SettingsError } from '../../shared/settings.ts';
+import { createDbManagerHandlers } from './adapters/dbmanager-grpc.ts';
+import { startPersistenceWorker } from './adapters/persistence-worker.ts';
+import { openPostgresObservationStore } from './adapters/postgres-observation-store.ts';
+import { createReadBarrier } from './adapters/read-barrier.ts';
+import { openSqliteObservationStore } from './adapters/sqlite-observation-store.ts';
+import type { ObservationStore } from './ports.ts';
+import { readExperimentSettings } from './settings.ts';
+
+let settings: ReturnType<typeof readExperimentSettings>;
+try {
+  settings = readExperimentSettings(process.env);
+} catch (error) {
+  if (!(error instanceof SettingsError)) throw error;
+  process.stderr.write(`experiment: ${error.message}\n`);
+  process.exit(2);
+}
+
+const logger = createLogger({ name: 'experiment', level: settings.logLevel });
+const lifecycle = createLifecycle({ logger, deadlineMs: settings.shutdownDeadlineMs });
+lifecycle.stopOnSignals();
+
+try {
+  const registry = createMetricsRegistry('experiment');
+  const metricsServer = await startMetricsServer({
+    host: settings.grpcHost,
+    port: settings.metricsPort,
+    registry,
+    logger,
+  });
+  lifecycle.onStop('metrics server', () => metricsServer.stop());
+
+  const kafka = createKafka({ brokers: settings.kafkaBrokers, clientId: settings.kafkaClientId, logger });
+  const admin = kafka.admin();
+  await admin.connect();
+  lifecycle.onStop('kafka admin', () => admin.disconnect());
+  await ensureTopics(admin, [TOPICS.observations, dlqOf(TOPICS.observations)], logger);
+
+  const catalog = loadCatalog();
+  const producer = await createEventProducer({ kafka, catalog });
+  lifecycle.onStop('producer', () => producer.disconnect());
+
+  const store: ObservationStore =
+    settings.store === 'sqlite'
+      ? openSqliteObservationStore({ file: settings.sqliteFile })
+      : await openPostgresObservationStore({
+          url: settings.postgresUrl,
+          schema: settings.postgresSchema,
+          poolSize: settings.postgresPoolSize,
+          logger,
+        });
+  lifecycle.onStop('observation store', () => store.close());
+
+  if (settings.persistenceWorker) {
+    const worker = await startPersistenceWorker({
+      kafka,
+      catalog,
+      producer,
+      store,
+      groupId: settings.persistenceGroup,
+      logger,
+      registry,
+    });
+    lifecycle.onStop('persistence worker', () => worker.stop());
+  }
+
+  const barrier = createReadBarrier({
+    admin,
+    topic: TOPICS.observations.name,
+    groupId: settings.persistenceGroup,
+    timeoutMs: settings.readBarrierTimeoutMs,
+  });
+  const health = createHealthService();
+  const root = loadPackageDefinition(['api/v1beta1/api.proto']);
+  const server = await startGrpcServer({
+    host: settings.grpcHost,
+    port: settings.grpcPort,
+    maxMessageBytes: settings.grpcMaxMessageBytes,
+    logger,
+    services: [
+      {
+        definition: lookupService(root, 'api.v1.beta1.DBManager').service,
+        implementation: createDbManagerHandlers({ producer, store, barrier, clock: systemClock, logger }),
+      },
+      health,
+    ],
+  });
+  lifecycle.onStop('grpc server', async () => {
+    health.shutdown();
+    await server.stop(settings.shutdownDeadlineMs / 2);
+  });
+
+  const stopWatching = await watchDependencies({
+    health,
+    services: ['', 'api.v1.beta1.DBManager', 'grpc.health.v1.Health'],
+    checks: [
+      { name: 'kafka', check: async () => void (await admin.describeCluster()) },
+      { name: `${settings.store} observation store`, check: () => store.ping() },
+    ],
+    intervalMs: 2_000,
+    timeoutMs: 1_500,
+    logger,
+  });
+  lifecycle.onStop('health watch', stopWatching);
+
+  logger.info(
+    {
+      grpc: `${settings.grpcHost}:${server.port}`,
+      metrics: `${settings.grpcHost}:${metricsServer.port}`,
+      store: settings.store,
+    },
+    'experiment service listening',
+  );
+} catch (error) {
+  logger.fatal({ err: error }, 'experiment service failed to start');
+  await lifecycle.stop('start-up failure');
+  process.exit(1);
+}

@@ -1,0 +1,35 @@
+import { kafkaSettings } from '../../shared/bus/kafka.ts';
+import { LOG_LEVELS } from '../../shared/logger.ts';
+import { bool, type Env, int, oneOf, port, readSettings, str } from '../../shared/settings.ts';
+
+/** Every setting of the experiment service, with its default; the README table mirrors this. */
+export const experimentSettingsSpec = {
+  ...kafkaSettings,
+  grpcHost: str('EXPERIMENT_GRPC_HOST', '127.0.0.1', 'an address to listen on (0.0.0.0 for every interface)'),
+  grpcPort: port('EXPERIMENT_GRPC_PORT', 6789),
+  grpcMaxMessageBytes: int('EXPERIMENT_GRPC_MAX_MESSAGE_BYTES', 256 * 1024 * 1024, {
+    min: 4 * 1024 * 1024,
+    max: 2 ** 31 - 1,
+  }),
+  metricsPort: port('EXPERIMENT_METRICS_PORT', 9101),
+  logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+  store: oneOf('OBSERVATION_STORE', ['sqlite', 'postgres'] as const, 'sqlite'),
+  sqliteFile: str('SQLITE_FILE', 'data/experiment/observations.db', 'a file path (its folder is created)'),
+  postgresUrl: str(
+    'POSTGRES_URL',
+    'postgres://backbone:backbone@127.0.0.1:5432/backbone',
+    'postgres://user:password@host:port/database',
+  ),
+  postgresSchema: str('POSTGRES_SCHEMA', 'public', 'a schema name (created if missing)'),
+  postgresPoolSize: int('POSTGRES_POOL_SIZE', 10, { min: 1, max: 200 }),
+  persistenceWorker: bool('PERSISTENCE_WORKER', true),
+  persistenceGroup: str('PERSISTENCE_GROUP', 'experiment-persistence', 'a Kafka consumer group id'),
+  readBarrierTimeoutMs: int('READ_BARRIER_TIMEOUT_MS', 5_000, { min: 1, max: 600_000 }),
+  shutdownDeadlineMs: int('SHUTDOWN_DEADLINE_MS', 15_000, { min: 100, max: 600_000 }),
+};
+
+export type ExperimentSettings = ReturnType<typeof readExperimentSettings>;
+
+export function readExperimentSettings(env: Env) {
+  return readSettings(experimentSettingsSpec, env);
+}
