@@ -3,14 +3,25 @@
 // and on Ctrl-C (or SIGTERM) stops the services, then the servers it started itself.
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { readExperimentSettings } from '../services/experiment/settings.ts';
 import { TOPICS } from '../shared/bus/topics.ts';
+import type { Env } from '../shared/settings.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const INFRA = join(ROOT, 'scripts', 'infra.sh');
 const SERVERS = ['kafka', 'redis', 'postgres', 'memcached'];
 
 /** Every long-running service of the product; each reads its own settings from the environment. */
-const SERVICES: ReadonlyArray<{ name: string; entry: string }> = [];
+const SERVICES: ReadonlyArray<{ name: string; entry: string; listens: (env: Env) => string }> = [
+  {
+    name: 'experiment',
+    entry: 'services/experiment/main.ts',
+    listens: (env) => {
+      const s = readExperimentSettings(env);
+      return `gRPC ${s.grpcHost}:${s.grpcPort} (Katib DBManager, health), metrics http://${s.grpcHost}:${s.metricsPort}/metrics, ${s.store} store`;
+    },
+  },
+];
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const infra = (...args: string[]) => execFileSync('bash', [INFRA, ...args], { encoding: 'utf8' });
@@ -50,9 +61,8 @@ say(`  postgres    ${env.POSTGRES_URL}`);
 say(`  memcached   ${env.MEMCACHE_HOST_PORT}`);
 say(`  etcd 3.4    ${env.ETCD34_BIN_DIR}`);
 say(`  etcd 3.5    ${env.ETCD35_BIN_DIR}`);
-for (const { name } of SERVICES) say(`  ${name.padEnd(11)} started (its own log lines follow)`);
-if (SERVICES.length === 0)
-  say('  no long-running service exists yet; read topics with `npm run replay -- <topic>`');
+for (const { name, listens } of SERVICES) say(`  ${name.padEnd(11)} ${listens({ ...env, ...process.env })}`);
+say('Read any topic with `npm run -s replay -- <topic>`.');
 say('Ctrl-C stops everything.');
 
 let stopping = false;
