@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { loadCatalog } from '../../shared/avro/catalog.ts';
+import { createKafka, kafkaSettings } from '../../shared/bus/kafka.ts';
+import { createLogger, LOG_LEVELS } from '../../shared/logger.ts';
+import { oneOf, readSettings, SettingsError, type SettingsOf } from '../../shared/settings.ts';
+import { parseReplayArgs, USAGE } from './args.ts';
+import { replay, streamWriter } from './replay.ts';
+
+/** Settings of the replay CLI; --brokers overrides KAFKA_BROKERS. */
+export const replaySettings = {
+  ...kafkaSettings,
+  logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'warn'),
+};
+
+/** How long a stop (signal, end of input) may take before the process exits anyway. */
+const STOP_DEADLINE_MS = 15_000;
+
+async function flushStdout(): Promise<void> {
+  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+}
+
+/** kafkajs 2.2.4 sets negative timeouts (Node clamps them to 1 ms); Node 24 warns on each one. */
+function quietKafkajsTimeoutWarnings(): void {
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    if (warning.name !== 'TimeoutNegativeWarning')
+      process.stderr.write(`${warning.name}: ${warning.message}\n`);
+  });
+}
+
+async function main(): Promise<number> {
+  quietKafkajsTimeoutWarnings();
+  const parsed = parseReplayArgs(process.argv.slice(2));
+  if (parsed.kind === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (parsed.kind === 'error') {
+    process.stderr.write(`replay: ${parsed.message}\n${USAGE}\n`);
+    return 2;
+  }
+  const { options } = parsed;
+
+  let settings: SettingsOf<typeof replaySettings>;
+  try {
+    // --brokers wins over KAFKA_BROKERS, so a bad KAFKA_BROKERS does not matter then.
+    const env = options.brokers ? { ...process.env, KAFKA_BROKERS: options.brokers.join(',') } : process.env;
+    settings = readSettings(replaySettings, env);
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    process.stderr.write(`replay: ${error.message}\n`);
+    return 2;
+  }
+
+  // stdout holds only records: logs go to stderr, synchronously so none are lost at exit.
+  const logger = createLogger(
+    { name: 'replay', level: settings.logLevel },
+    pino.destination({ fd: 2, sync: true }),
+  );
+  const kafka = createKafka({
+    brokers: settings.kafkaBrokers,
+    clientId: `${settings.kafkaClientId}-replay`,
+    logger,
+  });
+
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      logger.info({ signal }, 'stopping');
+      setTimeout(() => {
+        logger.error({ deadlineMs: STOP_DEADLINE_MS }, 'did not stop in time');
+        process.exit(1);
+      }, STOP_DEADLINE_MS).unref();
+      stop.abort();
+    });
+  }
+
+  const outcome = await replay({
+    kafka,
+    catalog: loadCatalog(),
+    options,
+    out: streamWriter(process.stdout),
+    logger,
+    groupId: `replay-${randomBytes(8).toString('hex')}`,
+    signal: stop.signal,
+  });
+  if (outcome.kind === 'missing-topic') {
+    process.stderr.write(`replay: topic "${options.topic}" does not exist\n`);
+    return 2;
+  }
+  if (outcome.undecodable > 0) {
+    logger.warn(
+      { undecodable: outcome.undecodable, printed: outcome.printed },
+      'some records did not decode',
+    );
+  }
+  return 0;
+}
+
+main().then(
+  async (code) => {
+    await flushStdout();
+    process.exit(code);
+  },
+  async (error: unknown) => {
+    // A reader that went away (`replay ... | head`) is not a failure.
+    if ((error as NodeJS.ErrnoException).code === 'EPIPE') process.exit(0);
+    process.stderr.write(`replay: ${(error as Error).message ?? String(error)}\n`);
+    process.exit(1);
+  },
+);
