@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Admin } from 'kafkajs';
 import { unavailable } from '../errors.ts';
 import type { Logger } from '../logger.ts';
@@ -52,6 +53,25 @@ export const dlqName = (topicName: string): string => `${topicName}.dlq`;
  * reported, not changed: adding partitions moves keys, which is an operator's decision.
  */
 export async function ensureTopics(
+  admin: Admin,
+  declarations: readonly TopicDeclaration[],
+  logger: Logger,
+): Promise<void> {
+  // Right after creation the broker may briefly answer UNKNOWN_TOPIC_OR_PARTITION: a retriable
+  // error, so the whole (idempotent) step is tried again a few times.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ensureTopicsOnce(admin, declarations, logger);
+    } catch (error) {
+      const retriable = (error as { cause?: { retriable?: unknown } }).cause?.retriable === true;
+      if (!retriable || attempt >= 5) throw error;
+      logger.warn({ err: error, attempt }, 'creating topics failed; retrying');
+      await sleep(200 * attempt);
+    }
+  }
+}
+
+async function ensureTopicsOnce(
   admin: Admin,
   declarations: readonly TopicDeclaration[],
   logger: Logger,
