@@ -163,7 +163,7 @@ REDIS_LOG=$INFRA_LOGS/redis.log
 
 redis_up() {
   if pid_alive "$INFRA_RUN/redis.pid"; then say "redis: running (127.0.0.1:$REDIS_PORT)"; return 0; fi
-  if redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG; then
+  if redis_answers; then
     say "redis: reusing the server answering on 127.0.0.1:$REDIS_PORT"; return 0
   fi
   port_open "$REDIS_PORT" && die "redis: port $REDIS_PORT is taken by something that is not Redis; set REDIS_PORT"
@@ -174,7 +174,7 @@ redis_up() {
     --logfile "$REDIS_LOG" --dir "$REDIS_DIR" --save '' --appendonly no >/dev/null 2>>"$REDIS_LOG" \
     || die "redis: redis-server failed to start; read $REDIS_LOG"
   local waited=0
-  until redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG; do
+  until redis_answers; do
     [ $waited -lt $((START_TIMEOUT * 4)) ] || die "redis: not answering after ${START_TIMEOUT}s; read $REDIS_LOG"
     sleep 0.25; waited=$((waited + 1))
   done
@@ -277,7 +277,9 @@ postgres_up() {
 ETCD34_DIR=$INFRA_CACHE/etcd-$ETCD34_VERSION
 ETCD35_DIR=$INFRA_CACHE/etcd-$ETCD35_VERSION
 
-etcd_has() { [ -x "$1/usr/bin/etcd" ] && [ -x "$1/usr/bin/etcdctl" ] && "$1/usr/bin/etcd" --version 2>/dev/null | grep -q "$2"; }
+# Output captured first: with pipefail, `| grep -q` can fail through SIGPIPE on the writer.
+etcd_has() { [ -x "$1/usr/bin/etcd" ] && [ -x "$1/usr/bin/etcdctl" ] && [[ "$("$1/usr/bin/etcd" --version 2>/dev/null)" == *"Version: $2"* ]]; }
+redis_answers() { [ "$(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping 2>/dev/null)" = PONG ]; }
 
 etcd_unpack() {  # dir, then the apt-get options and package specs
   local dir=$1; shift
@@ -358,7 +360,7 @@ ours() {
 status_line() {
   local name=$1 port=$2 up=down owner=""
   case $name in
-    redis) redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null | grep -q PONG && up=up ;;
+    redis) [ "$(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null)" = PONG ] && up=up ;;
     memcached) memcached_answers && up=up ;;
     postgres) "$(pg_bin)/pg_isready" -q -h 127.0.0.1 -p "$port" 2>/dev/null && up=up ;;
     *) port_open "$port" && up=up ;;
