@@ -38,8 +38,14 @@ function runningServers(): Set<string> {
  */
 export default function setup(project: TestProject): () => void {
   const before = runningServers();
+  const stopStarted = () => {
+    const started = SERVERS.filter((s) => !before.has(s));
+    if (started.length > 0)
+      spawnSync('bash', [INFRA, 'down', ...started], { stdio: ['ignore', 'inherit', 'inherit'] });
+  };
   const up = spawnSync('bash', [INFRA, 'up'], { stdio: ['ignore', 'inherit', 'inherit'] });
   if (up.status !== 0) {
+    stopStarted();
     throw new Error(
       'integration tests need real servers and `scripts/infra.sh up` failed: its message above names the server and its log',
     );
@@ -52,9 +58,6 @@ export default function setup(project: TestProject): () => void {
   ) as unknown as InfraEnv;
   project.provide('infra', env);
   return () => {
-    if (process.env.INFRA_KEEP === '1') return;
-    const started = SERVERS.filter((s) => !before.has(s));
-    if (started.length > 0)
-      spawnSync('bash', [INFRA, 'down', ...started], { stdio: ['ignore', 'inherit', 'inherit'] });
+    if (process.env.INFRA_KEEP !== '1') stopStarted();
   };
 }
