@@ -19,7 +19,11 @@ function pinoLogCreator(logger: Logger): logCreator {
   return () =>
     ({ level, log }) => {
       const { message, ...extra } = log;
-      logger[LEVELS[level] ?? 'info']({ kafka: extra }, message);
+      // kafkajs logs every error answer of the broker at ERROR, also the retriable ones it then
+      // retries (a fresh broker's "group coordinator is not available"); a real failure reaches
+      // the caller as an exception, so these are only debug detail.
+      const retriedAnswer = level === logLevel.ERROR && message.startsWith('Response ');
+      logger[retriedAnswer ? 'debug' : (LEVELS[level] ?? 'info')]({ kafka: extra }, message);
     };
 }
 
