@@ -1,0 +1,205 @@
+// The real experiment service in a child process (so a test can SIGKILL it), and typed
+// promise-based clients for its DBManager and health services.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { type ChannelOptions, credentials, type ServiceError } from '@grpc/grpc-js';
+import { Partitioners } from 'kafkajs';
+import type { DBManagerClient } from '../../proto/gen/api/v1/beta1/DBManager.ts';
+import type { DeleteObservationLogReply__Output } from '../../proto/gen/api/v1/beta1/DeleteObservationLogReply.ts';
+import type { DeleteObservationLogRequest } from '../../proto/gen/api/v1/beta1/DeleteObservationLogRequest.ts';
+import type { GetObservationLogReply__Output } from '../../proto/gen/api/v1/beta1/GetObservationLogReply.ts';
+import type { GetObservationLogRequest } from '../../proto/gen/api/v1/beta1/GetObservationLogRequest.ts';
+import type { ReportObservationLogReply__Output } from '../../proto/gen/api/v1/beta1/ReportObservationLogReply.ts';
+import type { ReportObservationLogRequest } from '../../proto/gen/api/v1/beta1/ReportObservationLogRequest.ts';
+import type { HealthClient } from '../../proto/gen/grpc/health/v1/Health.ts';
+import type { HealthCheckResponse__Output } from '../../proto/gen/grpc/health/v1/HealthCheckResponse.ts';
+import { createKafka } from '../../shared/bus/kafka.ts';
+import { TOPICS } from '../../shared/bus/topics.ts';
+import { HEALTH_PROTO, loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
+import { silentLogger } from '../../shared/logger.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const MAX_OUTPUT_CHARS = 64 * 1024;
+
+/** A port nothing listens on right now (bound to 0 by a throwaway server, then released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no port was bound'))));
+    });
+  });
+}
+
+export interface ExperimentServer {
+  readonly port: number;
+  readonly metricsPort: number;
+  readonly address: string;
+  /** Sends the signal and resolves with the exit code (null when a signal ended the process). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** SIGKILL: no shutdown hook runs. Resolves once the process is gone. */
+  kill(): Promise<void>;
+  /** What the process wrote to stdout and stderr so far (the last 64 KiB), for failure messages. */
+  output(): string;
+}
+
+/**
+ * Starts `services/experiment/main.ts` with the given settings (on top of PATH and LOG_LEVEL=warn),
+ * on 127.0.0.1 and free ports, and resolves once its health service answers SERVING for ''.
+ */
+export async function startExperimentServer(
+  settings: Record<string, string>,
+  options: { readyTimeoutMs?: number } = {},
+): Promise<ExperimentServer> {
+  const port = await freePort();
+  let metricsPort = await freePort();
+  while (metricsPort === port) metricsPort = await freePort();
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    NODE_OPTIONS: '--disable-warning=TimeoutNegativeWarning',
+    LOG_LEVEL: 'warn',
+    ...settings,
+    EXPERIMENT_GRPC_HOST: '127.0.0.1',
+    EXPERIMENT_GRPC_PORT: String(port),
+    EXPERIMENT_METRICS_PORT: String(metricsPort),
+  };
+  const child = spawn(process.execPath, ['services/experiment/main.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (chunk: Buffer): void => {
+    output = (output + chunk.toString('utf8')).slice(-MAX_OUTPUT_CHARS);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // A test that fails half-way must not leave the service running after the test process ends.
+  const reap = (): void => void child.kill('SIGKILL');
+  process.once('exit', reap);
+  void exited.then(() => process.off('exit', reap));
+  const address = `127.0.0.1:${port}`;
+
+  const server: ExperimentServer = {
+    port,
+    metricsPort,
+    address,
+    stop: (signal = 'SIGTERM') => signalAndWait(child, signal, exited),
+    kill: async () => void (await signalAndWait(child, 'SIGKILL', exited)),
+    output: () => output,
+  };
+  try {
+    await waitUntilServing(address, exited, options.readyTimeoutMs ?? 60_000);
+  } catch (error) {
+    await server.kill();
+    throw new Error(`experiment service did not become SERVING: ${(error as Error).message}\n${output}`);
+  }
+  return server;
+}
+
+async function signalAndWait(
+  child: ChildProcess,
+  signal: NodeJS.Signals,
+  exited: Promise<number | null>,
+): Promise<number | null> {
+  if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  return exited;
+}
+
+async function waitUntilServing(
+  address: string,
+  exited: Promise<number | null>,
+  timeoutMs: number,
+): Promise<void> {
+  const Health = lookupService(loadPackageDefinition([HEALTH_PROTO]), 'grpc.health.v1.Health');
+  const client = new Health(address, credentials.createInsecure()) as unknown as HealthClient;
+  let exitCode: number | null | undefined;
+  void exited.then((code) => {
+    exitCode = code;
+  });
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer yet';
+  try {
+    for (;;) {
+      if (exitCode !== undefined) throw new Error(`the process exited with code ${exitCode}`);
+      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms (${last})`);
+      const answer = await new Promise<HealthCheckResponse__Output | ServiceError>((resolve) =>
+        client.Check({ service: '' }, { deadline: Date.now() + 1_000 }, (error, reply) =>
+          resolve(error ?? reply!),
+        ),
+      );
+      if ('status' in answer && answer.status === 'SERVING') return;
+      last = 'code' in answer ? `health: ${answer.code} ${answer.details}` : `health: ${answer.status}`;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    client.close();
+  }
+}
+
+/** DBManager with promises; failures reject with the grpc-js ServiceError (code, details). */
+export interface DbManager {
+  report(request: ReportObservationLogRequest): Promise<ReportObservationLogReply__Output>;
+  get(request: GetObservationLogRequest): Promise<GetObservationLogReply__Output>;
+  delete(request: DeleteObservationLogRequest): Promise<DeleteObservationLogReply__Output>;
+  close(): void;
+}
+
+export function createDbManagerClient(address: string, options: { deadlineMs?: number } = {}): DbManager {
+  const DBManager = lookupService(loadPackageDefinition(['api/v1beta1/api.proto']), 'api.v1.beta1.DBManager');
+  const channel: ChannelOptions = {
+    'grpc.max_receive_message_length': 256 * 1024 * 1024,
+    'grpc.max_send_message_length': 256 * 1024 * 1024,
+  };
+  const client = new DBManager(address, credentials.createInsecure(), channel) as unknown as DBManagerClient;
+  const deadlineMs = options.deadlineMs ?? 60_000;
+  const call = <T>(
+    invoke: (opts: { deadline: number }, callback: (error: ServiceError | null, reply?: T) => void) => void,
+  ): Promise<T> =>
+    new Promise((resolve, reject) =>
+      invoke({ deadline: Date.now() + deadlineMs }, (error, reply) =>
+        error ? reject(error) : resolve(reply!),
+      ),
+    );
+  return {
+    report: (request) => call((opts, cb) => client.ReportObservationLog(request, opts, cb)),
+    get: (request) => call((opts, cb) => client.GetObservationLog(request, opts, cb)),
+    delete: (request) => call((opts, cb) => client.DeleteObservationLog(request, opts, cb)),
+    close: () => client.close(),
+  };
+}
+
+/**
+ * How many events of the key's partition of `experiment.observations` the group has not committed
+ * yet: tells whether a crash test really killed the worker before it applied the last report.
+ */
+export async function uncommittedEvents(brokers: string, groupId: string, key: string): Promise<number> {
+  const kafka = createKafka({
+    brokers: brokers.split(','),
+    clientId: 'test-experiment',
+    logger: silentLogger,
+  });
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const topic = TOPICS.observations.name;
+    const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+    const partitionMetadata = topics[0]!.partitions;
+    const partition = Partitioners.DefaultPartitioner()({
+      topic,
+      partitionMetadata,
+      message: { key, value: null },
+    });
+    const high = (await admin.fetchTopicOffsets(topic)).find((p) => p.partition === partition)?.high ?? '0';
+    const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
+    const committed = offsets?.partitions.find((p) => p.partition === partition)?.offset ?? '-1';
+    return Number(high) - Math.max(Number(committed), 0);
+  } finally {
+    await admin.disconnect();
+  }
+}
