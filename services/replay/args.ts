@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { normalizeRfc3339 } from '../../shared/rfc3339.ts';
 
 export const FORMATS = ['jsonl', 'csv'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -54,29 +55,13 @@ type OptionName = keyof typeof OPTIONS;
 
 const ALLOWED = '--from-beginning, --from, --until, --key, --format, --follow, --brokers, --help';
 const TIME_ALLOWED = 'an RFC 3339 date-time with Z or an offset, e.g. 2026-05-01T12:00:00Z';
-const RFC3339 =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 const HOST_PORT = /^(.+):(\d+)$/;
 
 /** An RFC 3339 date-time (full date, full time, a `Z` or an offset) as epoch ms; undefined otherwise. */
 export function parseRfc3339(text: string): number | undefined {
-  const m = RFC3339.exec(text);
-  if (!m) return undefined;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const ms = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
-  const offsetMinutes = m[8] ? 0 : (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11]));
-  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
-  if (Number(m[10] ?? 0) > 23 || Number(m[11] ?? 0) > 59) return undefined;
-  const local = Date.UTC(year, month - 1, day, hour, minute, second, ms);
-  if (new Date(local).getUTCDate() !== day) return undefined; // e.g. February 30
-  return local - offsetMinutes * 60_000;
+  // RFC 3339 allows a lower-case t and z; the shared parser is as strict as Katib's Go server.
+  const time = normalizeRfc3339(text.toUpperCase());
+  return time.ok ? Date.parse(time.value) : undefined;
 }
 
 const fail = (message: string): ParsedArgs => ({ kind: 'error', message });

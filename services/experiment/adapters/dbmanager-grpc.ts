@@ -11,8 +11,8 @@ import { TOPICS } from '../../../shared/bus/topics.ts';
 import type { Clock } from '../../../shared/clock.ts';
 import { unary } from '../../../shared/grpc.ts';
 import type { Logger } from '../../../shared/logger.ts';
+import { toKatibTime } from '../../../shared/rfc3339.ts';
 import { toDeletedEvent, toQuery, toReportedEvent } from '../domain/observations.ts';
-import { toKatibTime } from '../domain/rfc3339.ts';
 import type { ObservationStore } from '../ports.ts';
 import type { ReadBarrier } from './read-barrier.ts';
 

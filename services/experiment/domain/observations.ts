@@ -1,6 +1,6 @@
 import { invalidArgument } from '../../../shared/errors.ts';
+import { normalizeRfc3339 } from '../../../shared/rfc3339.ts';
 import type { MetricLogRow, ObservationChange, ObservationQuery } from '../ports.ts';
-import { normalizeRfc3339 } from './rfc3339.ts';
 
 /** The request shapes as grpc-js delivers them (proto3 defaults filled, messages may be null). */
 export interface MetricLogInput {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeRfc3339, toKatibTime } from '../../../services/experiment/domain/rfc3339.ts';
+import { normalizeRfc3339, toKatibTime } from '../../../shared/rfc3339.ts';
 
 const normalized = (text: string) => {
   const result = normalizeRfc3339(text);
