@@ -21,7 +21,8 @@ import {
   startGrpcServer,
   unary,
 } from '../../../shared/grpc.ts';
-import { createLogger, type Logger, silentLogger } from '../../../shared/logger.ts';
+import { silentLogger } from '../../../shared/logger.ts';
+import { memoryLogger } from '../../helpers/memory-logger.ts';
 
 interface SayRequest {
   text: string;
@@ -49,16 +50,6 @@ const Echo = lookupService(echoPackage, 'test.echo.Echo');
 const Health = lookupService(loadPackageDefinition(['grpc/health/v1/health.proto']), 'grpc.health.v1.Health');
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** A pino logger (same format as production) whose lines land in an array. */
-function memoryLogger(): { logger: Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const logger = createLogger(
-    { name: 'grpc-test', level: 'info' },
-    { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) },
-  );
-  return { logger, lines };
-}
 
 /** Calls a unary method, resolving with the reply or the ServiceError (never rejecting). */
 function call<Res>(client: Client, method: string, request: object): Promise<Res | ServiceError> {
@@ -95,7 +86,7 @@ async function say(request: SayRequest): Promise<SayReply> {
 }
 
 describe('unary handlers on a real server', () => {
-  const { logger, lines } = memoryLogger();
+  const { logger, lines } = memoryLogger<LogLine>();
   let running: RunningGrpcServer;
   let client: Client;
 

@@ -1,8 +1,6 @@
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLifecycle, type Lifecycle } from '../../../shared/lifecycle.ts';
-import type { Logger } from '../../../shared/logger.ts';
+import { memoryLogger } from '../../helpers/memory-logger.ts';
 
 interface LogLine {
   level: string;
@@ -14,26 +12,11 @@ interface LogLine {
   err?: { type?: string; message?: string };
 }
 
-/** A pino logger whose JSON lines are parsed into an array. */
-function memoryLogger(): { logger: Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer | string, _encoding, callback) {
-      for (const line of chunk.toString().split('\n')) {
-        if (line !== '') lines.push(JSON.parse(line) as LogLine);
-      }
-      callback();
-    },
-  });
-  const logger = pino({ level: 'info', formatters: { level: (label) => ({ level: label }) } }, stream);
-  return { logger, lines };
-}
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const never = () => new Promise<void>(() => {});
 
 function setup(deadlineMs = 1000): { lifecycle: Lifecycle; lines: LogLine[]; ran: string[] } {
-  const { logger, lines } = memoryLogger();
+  const { logger, lines } = memoryLogger<LogLine>();
   return { lifecycle: createLifecycle({ logger, deadlineMs }), lines, ran: [] };
 }
 

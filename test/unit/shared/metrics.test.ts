@@ -1,29 +1,13 @@
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../shared/errors.ts';
-import type { Logger } from '../../../shared/logger.ts';
 import { createMetricsRegistry, type MetricsServer, startMetricsServer } from '../../../shared/metrics.ts';
+import { memoryLogger } from '../../helpers/memory-logger.ts';
 
 interface LogLine {
   level: string;
   msg: string;
   err?: { message?: string };
-}
-
-function memoryLogger(): { logger: Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer | string, _encoding, callback) {
-      for (const line of chunk.toString().split('\n')) {
-        if (line !== '') lines.push(JSON.parse(line) as LogLine);
-      }
-      callback();
-    },
-  });
-  const logger = pino({ level: 'info', formatters: { level: (label) => ({ level: label }) } }, stream);
-  return { logger, lines };
 }
 
 describe('createMetricsRegistry', () => {
@@ -77,7 +61,7 @@ describe('startMetricsServer', () => {
   });
 
   async function start(registry: Registry = createMetricsRegistry('svc')) {
-    const { logger, lines } = memoryLogger();
+    const { logger, lines } = memoryLogger<LogLine>();
     const server = await startMetricsServer({ host: '127.0.0.1', port: 0, registry, logger });
     servers.push(server);
     return { server, registry, lines, url: (path: string) => `http://127.0.0.1:${server.port}${path}` };
@@ -162,7 +146,7 @@ describe('startMetricsServer', () => {
   });
 
   it('stop() closes the server, even with a kept-alive connection', async () => {
-    const { logger } = memoryLogger();
+    const { logger } = memoryLogger<LogLine>();
     const server = await startMetricsServer({
       host: '127.0.0.1',
       port: 0,
@@ -196,7 +180,7 @@ describe('startMetricsServer', () => {
         await released;
       },
     });
-    const { logger } = memoryLogger();
+    const { logger } = memoryLogger<LogLine>();
     const server = await startMetricsServer({ host: '127.0.0.1', port: 0, registry, logger });
     const inFlight = fetch(`http://127.0.0.1:${server.port}/metrics`);
     inFlight.catch(() => {});
@@ -211,7 +195,7 @@ describe('startMetricsServer', () => {
 
   it('rejects with UNAVAILABLE when the port is taken', async () => {
     const { server } = await start();
-    const { logger } = memoryLogger();
+    const { logger } = memoryLogger<LogLine>();
     const attempt = startMetricsServer({
       host: '127.0.0.1',
       port: server.port,
