@@ -1,15 +1,14 @@
 // `npm start`: the whole product on one machine. Brings up the infrastructure (scripts/infra.sh),
 // declares every topic, starts each service as its own process, prints where everything listens,
 // and on Ctrl-C (or SIGTERM) stops the services, then the servers it started itself.
-import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { readExperimentSettings } from '../services/experiment/settings.ts';
 import { TOPICS } from '../shared/bus/topics.ts';
 import type { Env } from '../shared/settings.ts';
+import { startInfra } from './infra-client.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const INFRA = join(ROOT, 'scripts', 'infra.sh');
-const SERVERS = ['kafka', 'redis', 'postgres', 'memcached'];
 
 /** Every long-running service of the product; each reads its own settings from the environment. */
 const SERVICES: ReadonlyArray<{ name: string; entry: string; listens: (env: Env) => string }> = [
@@ -24,22 +23,15 @@ const SERVICES: ReadonlyArray<{ name: string; entry: string; listens: (env: Env)
 ];
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
-const infra = (...args: string[]) => execFileSync('bash', [INFRA, ...args], { encoding: 'utf8' });
 
-const alreadyUp = new Set(
-  infra('status')
-    .split('\n')
-    .map((l) => l.split(/\s+/))
-    .filter(([name, state]) => state === 'up' && SERVERS.includes(name ?? ''))
-    .map(([name]) => name!),
-);
-if (spawnSync('bash', [INFRA, 'up'], { stdio: 'inherit' }).status !== 0) process.exit(1);
-const env = Object.fromEntries(
-  infra('env')
-    .trim()
-    .split('\n')
-    .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
-) as Record<string, string>;
+let infra: ReturnType<typeof startInfra>;
+try {
+  infra = startInfra();
+} catch (error) {
+  process.stderr.write(`start: ${(error as Error).message}\n`);
+  process.exit(1);
+}
+const env: Record<string, string> = { ...infra.env };
 
 const topics = Object.values(TOPICS);
 const declared = spawnSync(process.execPath, [join(ROOT, 'scripts', 'declare-topics.ts')], {
@@ -80,8 +72,7 @@ async function stop(signal: string): Promise<void> {
         }),
     ),
   );
-  const started = SERVERS.filter((s) => !alreadyUp.has(s));
-  if (started.length > 0) spawnSync('bash', [INFRA, 'down', ...started], { stdio: 'inherit' });
+  infra.stopStarted();
   process.exit(0);
 }
 process.on('SIGINT', () => void stop('SIGINT'));
