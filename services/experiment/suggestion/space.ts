@@ -1,0 +1,58 @@
+// The algorithms' own view of a search space and of past trials. Katib's ParameterSpec,
+// its string-typed bounds and its objective direction are converted to and from these
+// types at the domain's edge (see ./katib-space.ts), so every sampler sees plain numbers,
+// always minimises, and never parses a string.
+
+import type { Rng } from './rng.ts';
+
+export type Distribution = 'uniform' | 'log-uniform' | 'normal' | 'log-normal';
+
+export type Dimension =
+  | {
+      readonly kind: 'float';
+      readonly name: string;
+      readonly low: number;
+      readonly high: number;
+      /** Values snap to low + k·step when present. */
+      readonly step?: number;
+      readonly distribution: Distribution;
+    }
+  | {
+      readonly kind: 'int';
+      readonly name: string;
+      readonly low: number;
+      readonly high: number;
+      /** Always ≥ 1 (Katib defaults an INT step to 1). */
+      readonly step: number;
+      readonly distribution: Distribution;
+    }
+  | {
+      /** CATEGORICAL and DISCRETE lists; `numeric` when every choice parses as a number (DISCRETE). */
+      readonly kind: 'categorical';
+      readonly name: string;
+      readonly choices: readonly string[];
+      readonly numeric: boolean;
+    };
+
+/** One value per dimension, in dimension order: a number for float/int, a choice string for categorical. */
+export type Point = readonly (number | string)[];
+
+/** A finished trial, its objective turned into a loss to minimise (negated for MAXIMIZE). */
+export interface Observation {
+  readonly point: Point;
+  readonly loss: number;
+}
+
+export interface SamplerInput<Options> {
+  readonly dimensions: readonly Dimension[];
+  /** Completed trials, oldest first. */
+  readonly history: readonly Observation[];
+  /** Points already handed out whose results are unknown (running trials): for constant liar and distinctness. */
+  readonly pending: readonly Point[];
+  /** How many points to return: exactly this many, distinct from each other and from `pending`. */
+  readonly count: number;
+  readonly rng: Rng;
+  readonly options: Options;
+}
+
+export type Sampler<Options> = (input: SamplerInput<Options>) => Point[];
