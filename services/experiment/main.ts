@@ -7,6 +7,7 @@ import { dlqOf, ensureTopics, TOPICS } from '../../shared/bus/topics.ts';
 import { systemClock } from '../../shared/clock.ts';
 import {
   createHealthService,
+  type GrpcServiceRegistration,
   loadPackageDefinition,
   lookupService,
   startGrpcServer,
@@ -75,32 +76,39 @@ try {
       producer,
       store,
       groupId: settings.persistenceGroup,
+      sessionTimeoutMs: settings.workerSessionTimeoutMs,
       logger,
       registry,
     });
     lifecycle.onStop('persistence worker', () => worker.stop());
   }
 
-  const barrier = createReadBarrier({
-    admin,
-    topic: TOPICS.observations.name,
-    groupId: settings.persistenceGroup,
-    timeoutMs: settings.readBarrierTimeoutMs,
-  });
-  const health = createHealthService();
   const root = loadPackageDefinition(['api/v1beta1/api.proto']);
+  const hosted: GrpcServiceRegistration[] = [];
+  // Health answers for each hosted service under every name a caller may probe.
+  const healthNames = ['', 'grpc.health.v1.Health'];
+
+  if (settings.services.includes('dbmanager')) {
+    const barrier = createReadBarrier({
+      admin,
+      topic: TOPICS.observations.name,
+      groupId: settings.persistenceGroup,
+      timeoutMs: settings.readBarrierTimeoutMs,
+    });
+    hosted.push({
+      definition: lookupService(root, 'api.v1.beta1.DBManager').service,
+      implementation: createDbManagerHandlers({ producer, store, barrier, clock: systemClock, logger }),
+    });
+    healthNames.push('api.v1.beta1.DBManager');
+  }
+
+  const health = createHealthService();
   const server = await startGrpcServer({
     host: settings.grpcHost,
     port: settings.grpcPort,
     maxMessageBytes: settings.grpcMaxMessageBytes,
     logger,
-    services: [
-      {
-        definition: lookupService(root, 'api.v1.beta1.DBManager').service,
-        implementation: createDbManagerHandlers({ producer, store, barrier, clock: systemClock, logger }),
-      },
-      health,
-    ],
+    services: [...hosted, health],
   });
   lifecycle.onStop('grpc server', async () => {
     health.shutdown();
@@ -109,7 +117,7 @@ try {
 
   const stopWatching = await watchDependencies({
     health,
-    services: ['', 'api.v1.beta1.DBManager', 'grpc.health.v1.Health'],
+    services: healthNames,
     checks: [
       { name: 'kafka', check: async () => void (await admin.describeCluster()) },
       { name: `${settings.store} observation store`, check: () => store.ping() },
@@ -125,6 +133,7 @@ try {
       grpc: `${settings.grpcHost}:${server.port}`,
       metrics: `${settings.grpcHost}:${metricsServer.port}`,
       store: settings.store,
+      services: settings.services,
     },
     'experiment service listening',
   );

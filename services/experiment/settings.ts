@@ -1,10 +1,28 @@
 import { kafkaSettings } from '../../shared/bus/kafka.ts';
 import { LOG_LEVELS } from '../../shared/logger.ts';
-import { bool, type Env, int, oneOf, port, readSettings, str } from '../../shared/settings.ts';
+import {
+  bool,
+  type Env,
+  type Field,
+  int,
+  list,
+  oneOf,
+  port,
+  readSettings,
+  str,
+} from '../../shared/settings.ts';
+
+/** The gRPC services one experiment server can host; each can also run alone. */
+export const EXPERIMENT_SERVICES = ['dbmanager', 'suggestion', 'earlystopping'] as const;
+export type ExperimentServiceName = (typeof EXPERIMENT_SERVICES)[number];
 
 /** Every setting of the experiment service, with its default; the README table mirrors this. */
 export const experimentSettingsSpec = {
   ...kafkaSettings,
+  services: list('EXPERIMENT_SERVICES', EXPERIMENT_SERVICES, {
+    allowed: `comma-separated, from ${EXPERIMENT_SERVICES.join(', ')}`,
+    valid: (value) => (EXPERIMENT_SERVICES as readonly string[]).includes(value),
+  }) as Field<readonly ExperimentServiceName[]>,
   grpcHost: str('EXPERIMENT_GRPC_HOST', '127.0.0.1', 'an address to listen on (0.0.0.0 for every interface)'),
   grpcPort: port('EXPERIMENT_GRPC_PORT', 6789),
   grpcMaxMessageBytes: int('EXPERIMENT_GRPC_MAX_MESSAGE_BYTES', 256 * 1024 * 1024, {
@@ -24,6 +42,7 @@ export const experimentSettingsSpec = {
   postgresPoolSize: int('POSTGRES_POOL_SIZE', 10, { min: 1, max: 200 }),
   persistenceWorker: bool('PERSISTENCE_WORKER', true),
   persistenceGroup: str('PERSISTENCE_GROUP', 'experiment-persistence', 'a Kafka consumer group id'),
+  workerSessionTimeoutMs: int('WORKER_SESSION_TIMEOUT_MS', 10_000, { min: 6_000, max: 300_000 }),
   readBarrierTimeoutMs: int('READ_BARRIER_TIMEOUT_MS', 5_000, { min: 1, max: 600_000 }),
   shutdownDeadlineMs: int('SHUTDOWN_DEADLINE_MS', 15_000, { min: 100, max: 600_000 }),
 };

@@ -42,6 +42,12 @@ export interface WorkerOptions {
    */
   readonly handle: (events: readonly ConsumedEvent[]) => Promise<void>;
   readonly maxBatchEvents?: number;
+  /**
+   * How long the group waits for a silent member before handing its partitions to another: the
+   * window in which a crashed worker's partitions are not consumed. Default 10000 (the broker
+   * accepts 6000 and up).
+   */
+  readonly sessionTimeoutMs?: number;
   /** How long a fetch waits for data; also bounds how long `stop` waits. Default 1000. */
   readonly maxWaitTimeInMs?: number;
   readonly retry?: {
@@ -71,12 +77,15 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const initialDelayMs = options.retry?.initialDelayMs ?? 100;
   const maxDelayMs = options.retry?.maxDelayMs ?? 5_000;
   const maxBatchEvents = options.maxBatchEvents ?? 500;
+  const sessionTimeoutMs = options.sessionTimeoutMs ?? 10_000;
   const metrics = busMetrics(options.registry ?? new Registry());
 
   const consumer: Consumer = options.kafka.consumer({
     groupId,
     allowAutoTopicCreation: false,
     maxWaitTimeInMs: options.maxWaitTimeInMs ?? 1_000,
+    sessionTimeout: sessionTimeoutMs,
+    heartbeatInterval: Math.min(3_000, Math.floor(sessionTimeoutMs / 3)),
     retry: { retries: 5, restartOnFailure: async () => true },
   });
 

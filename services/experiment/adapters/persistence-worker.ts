@@ -15,6 +15,7 @@ export function startPersistenceWorker(deps: {
   producer: EventProducer;
   store: ObservationStore;
   groupId: string;
+  sessionTimeoutMs: number;
   logger: Logger;
   registry?: Registry;
 }): Promise<Worker> {
@@ -27,6 +28,7 @@ export function startPersistenceWorker(deps: {
     groupId: deps.groupId,
     topics: [TOPICS.observations.name],
     maxBatchEvents: 1_000,
+    sessionTimeoutMs: deps.sessionTimeoutMs,
     ...(deps.registry ? { registry: deps.registry } : {}),
     handle: async (events) => {
       await store.apply(events.map((e) => toChange(e.eventType, e.payload)));
