@@ -9,7 +9,9 @@ export type ErrorCode =
   | 'RESOURCE_EXHAUSTED'
   | 'DEADLINE_EXCEEDED'
   | 'UNAVAILABLE'
-  | 'INTERNAL';
+  | 'INTERNAL'
+  /** For wire compatibility with a system that answers gRPC UNKNOWN (envoyproxy/ratelimit does). */
+  | 'UNKNOWN';
 
 export interface ErrorMapping {
   readonly grpc: GrpcStatus;
@@ -28,6 +30,7 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorMapping>> = Object.fre
   DEADLINE_EXCEEDED: { grpc: GrpcStatus.DEADLINE_EXCEEDED, http: 504, retriable: true },
   UNAVAILABLE: { grpc: GrpcStatus.UNAVAILABLE, http: 503, retriable: true },
   INTERNAL: { grpc: GrpcStatus.INTERNAL, http: 500, retriable: false },
+  UNKNOWN: { grpc: GrpcStatus.UNKNOWN, http: 400, retriable: false },
 });
 
 export interface AppErrorOptions {

@@ -20,6 +20,7 @@ const EXPECTED: ReadonlyArray<{ code: ErrorCode; grpc: status; http: number; ret
   { code: 'DEADLINE_EXCEEDED', grpc: status.DEADLINE_EXCEEDED, http: 504, retriable: true },
   { code: 'UNAVAILABLE', grpc: status.UNAVAILABLE, http: 503, retriable: true },
   { code: 'INTERNAL', grpc: status.INTERNAL, http: 500, retriable: false },
+  { code: 'UNKNOWN', grpc: status.UNKNOWN, http: 400, retriable: false },
 ];
 
 describe('ERROR_TABLE', () => {
