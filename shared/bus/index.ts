@@ -3,7 +3,6 @@ export { type ConsumedEvent, startWorker, type Worker, type WorkerOptions } from
 export { HEADERS, headersToStrings } from './headers.ts';
 export { createKafka, kafkaSettings } from './kafka.ts';
 export {
-  type Acknowledged,
   createEventProducer,
   type EventProducer,
   type OutgoingEvent,

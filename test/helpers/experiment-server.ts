@@ -39,6 +39,7 @@ export interface ExperimentServer {
   readonly port: number;
   readonly metricsPort: number;
   readonly address: string;
+  readonly pid: number;
   /** Sends the signal and resolves with the exit code (null when a signal ended the process). */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   /** SIGKILL: no shutdown hook runs. Resolves once the process is gone. */
@@ -89,6 +90,7 @@ export async function startExperimentServer(
     port,
     metricsPort,
     address,
+    pid: child.pid ?? 0,
     stop: (signal = 'SIGTERM') => signalAndWait(child, signal, exited),
     kill: async () => void (await signalAndWait(child, 'SIGKILL', exited)),
     output: () => output,
