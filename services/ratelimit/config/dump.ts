@@ -1,0 +1,18 @@
+import type { DescriptorNode } from './tree.ts';
+
+/**
+ * The `/rlconfig` body: one line per configured limit, domains in load order and descriptors in
+ * config order, depth first (the reference iterates Go maps, so its order is random).
+ */
+export function dumpDomains(domains: ReadonlyMap<string, DescriptorNode>): string {
+  let text = '';
+  const visit = (node: DescriptorNode): void => {
+    const { limit } = node;
+    if (limit !== undefined) {
+      text += `${limit.fullKey}: unit=${limit.unit} requests_per_unit=${limit.requestsPerUnit}, shadow_mode: ${limit.shadowMode}, quota_mode: ${limit.quotaMode}\n`;
+    }
+    for (const child of node.children.values()) visit(child);
+  };
+  for (const domain of domains.values()) visit(domain);
+  return text;
+}

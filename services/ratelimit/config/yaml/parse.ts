@@ -1,0 +1,189 @@
+import jsYaml from 'js-yaml';
+import { GoYamlError, toGoSyntaxError } from './go-yaml-error.ts';
+import type { ScalarTag, YamlMap, YamlNode, YamlPair, YamlScalar } from './nodes.ts';
+import { nullScalar } from './nodes.ts';
+import { parseGoInteger, resolvePlain } from './resolve.ts';
+
+/**
+ * Parses YAML text the way gopkg.in/yaml.v2 does, on top of js-yaml: one implicit type catches
+ * every plain scalar so that resolution (YAML 1.1) is ours, scalars keep their text and line,
+ * mapping keys keep their type, and duplicate keys are allowed (the last one wins).
+ * Returns the first document (yaml.Unmarshal reads one), or null for an empty stream.
+ */
+export function parseGoYaml(source: string): YamlNode | null {
+  const scalarKeys = new Map<string, YamlScalar>();
+  const lines = new WeakMap<object, number>();
+  const frames: { firstChildLine: number | undefined; openLine: number }[] = [];
+
+  const listener = (event: 'open' | 'close', state: ListenerState): void => {
+    if (event === 'open') {
+      frames.push({ firstChildLine: undefined, openLine: state.line });
+      return;
+    }
+    const frame = frames.pop();
+    const parent = frames.at(-1);
+    let line = state.line + 1;
+    const result = state.result;
+    if (result instanceof RawScalar || typeof result === 'string') {
+      const raw = typeof result === 'string' ? new RawScalar('str', result) : result;
+      state.result = new ScalarBox(toScalar(raw, line), scalarKeys, raw.tag === 'merge');
+    } else if (result instanceof ScalarBox) {
+      line = result.node.line;
+    } else if (typeof result === 'object' && result !== null) {
+      line = frame?.firstChildLine ?? (frame?.openLine ?? state.line) + 1;
+      if (!lines.has(result)) lines.set(result, line);
+    }
+    if (parent !== undefined && parent.firstChildLine === undefined && result !== null)
+      parent.firstChildLine = line;
+  };
+
+  const documents: unknown[] = [];
+  try {
+    jsYaml.loadAll(source, (document) => documents.push(document), {
+      schema: GO_YAML_SCHEMA,
+      json: true,
+      listener,
+    });
+  } catch (error) {
+    if (error instanceof GoYamlError) throw error;
+    throw toGoSyntaxError(source, error);
+  }
+  const first = documents[0];
+  return first === undefined || first === null ? null : toNode(first, 1, scalarKeys, lines);
+}
+
+interface ListenerState {
+  line: number;
+  result: unknown;
+}
+
+class RawScalar {
+  readonly tag: ScalarTag | 'plain' | 'merge';
+  readonly text: string;
+  constructor(tag: ScalarTag | 'plain' | 'merge', text: string) {
+    this.tag = tag;
+    this.text = text;
+  }
+}
+
+const KEY_MARK = '\u0000';
+const MERGE_KEY = `${KEY_MARK}merge`;
+
+/** A resolved scalar inside js-yaml's result; as a mapping key it stringifies to a typed, canonical form. */
+class ScalarBox {
+  readonly node: YamlScalar;
+  readonly #registry: Map<string, YamlScalar>;
+  readonly merge: boolean;
+  constructor(node: YamlScalar, registry: Map<string, YamlScalar>, merge = false) {
+    this.node = node;
+    this.#registry = registry;
+    this.merge = merge;
+  }
+  get [Symbol.toStringTag](): string {
+    return 'ScalarBox';
+  }
+  toString(): string {
+    if (this.merge) return MERGE_KEY;
+    const { tag, text, value } = this.node;
+    if (tag === 'str' || tag === 'timestamp') return text;
+    const key = `${KEY_MARK}${tag}${KEY_MARK}${String(value)}`;
+    this.#registry.set(key, this.node);
+    return key;
+  }
+}
+
+function toScalar(raw: RawScalar, line: number): YamlScalar {
+  const { text } = raw;
+  if (raw.tag === 'plain') {
+    const { tag, value } = resolvePlain(text);
+    return { kind: 'scalar', tag, text, value, line };
+  }
+  if (raw.tag === 'str' || raw.tag === 'merge')
+    return { kind: 'scalar', tag: 'str', text, value: text, line };
+  if (raw.tag === 'binary') return { kind: 'scalar', tag: 'binary', text, value: text, line };
+  const resolved = resolvePlain(text);
+  const found = resolved.tag === 'uint' ? 'int' : resolved.tag;
+  if (found === raw.tag) return { kind: 'scalar', tag: resolved.tag, text, value: resolved.value, line };
+  if (raw.tag === 'float' && found === 'int') {
+    return {
+      kind: 'scalar',
+      tag: 'float',
+      text,
+      value: Number(parseGoInteger(text.replaceAll('_', ''))),
+      line,
+    };
+  }
+  if (raw.tag === 'timestamp' && found === 'str')
+    return { kind: 'scalar', tag: 'timestamp', text, value: text, line };
+  throw new GoYamlError(`yaml: cannot decode !!${found} \`${text}\` as a !!${raw.tag}`);
+}
+
+function toNode(
+  value: unknown,
+  line: number,
+  keys: Map<string, YamlScalar>,
+  lines: WeakMap<object, number>,
+): YamlNode {
+  if (value === null || value === undefined) return nullScalar(line);
+  if (value instanceof ScalarBox) return value.node;
+  if (typeof value !== 'object') return nullScalar(line);
+  const ownLine = lines.get(value) ?? line;
+  if (Array.isArray(value)) {
+    return { kind: 'seq', items: value.map((item) => toNode(item, ownLine, keys, lines)), line: ownLine };
+  }
+  const pairs = new Map<string, YamlPair>();
+  for (const [name, child] of Object.entries(value)) {
+    const node = toNode(child, ownLine, keys, lines);
+    if (name === MERGE_KEY) {
+      mergeInto(pairs, node);
+      continue;
+    }
+    const key: YamlScalar = keys.get(name) ?? {
+      kind: 'scalar',
+      tag: 'str',
+      text: name,
+      value: name,
+      line: ownLine,
+    };
+    pairs.set(name, { key, value: node });
+  }
+  return { kind: 'map', pairs: [...pairs.values()], line: ownLine };
+}
+
+/** yaml.v2 `<<`: a map, or a list of maps where earlier ones take precedence. */
+function mergeInto(pairs: Map<string, YamlPair>, merged: YamlNode): void {
+  const sources: YamlMap[] = [];
+  if (merged.kind === 'map') sources.push(merged);
+  else if (merged.kind === 'seq' && merged.items.every((item) => item.kind === 'map')) {
+    sources.push(...(merged.items as YamlMap[]).toReversed());
+  } else {
+    throw new GoYamlError('yaml: map merge requires map or sequence of maps as the value');
+  }
+  for (const source of sources) {
+    for (const pair of source.pairs) pairs.set(pairKey(pair.key), pair);
+  }
+}
+
+function pairKey(key: YamlNode): string {
+  if (key.kind !== 'scalar' || key.tag === 'str' || key.tag === 'timestamp') {
+    return key.kind === 'scalar' ? key.text : `${KEY_MARK}${key.kind}${key.line}`;
+  }
+  return `${KEY_MARK}${key.tag}${KEY_MARK}${String(key.value)}`;
+}
+
+const PLAIN = new jsYaml.Type('tag:go-yaml,plain', {
+  kind: 'scalar',
+  resolve: () => true,
+  construct: (text: string) => new RawScalar(text === '<<' ? 'merge' : 'plain', text),
+});
+
+const EXPLICIT = (['str', 'int', 'bool', 'float', 'null', 'binary', 'timestamp'] as const).map(
+  (tag) =>
+    new jsYaml.Type(`tag:yaml.org,2002:${tag}`, {
+      kind: 'scalar',
+      resolve: () => true,
+      construct: (text: string | null) => new RawScalar(tag, text ?? ''),
+    }),
+);
+
+const GO_YAML_SCHEMA = jsYaml.FAILSAFE_SCHEMA.extend({ implicit: [PLAIN], explicit: EXPLICIT });
