@@ -36,7 +36,22 @@ export type ObservationChange =
       readonly trialName: string;
       readonly logs: readonly MetricLogRow[];
     }
-  | { readonly kind: 'deleted'; readonly eventId: string; readonly trialName: string };
+  | { readonly kind: 'deleted'; readonly eventId: string; readonly trialName: string }
+  | ({ readonly kind: 'status'; readonly eventId: string } & TrialStatusRecord);
+
+/**
+ * The latest status of a trial, from `experiment.trial-status` (`TrialStatusChanged`). A later
+ * `status` change of the same trial replaces it (the topic's partition order is the trial's order).
+ */
+export interface TrialStatusRecord {
+  readonly trialName: string;
+  /** Katib's TrialConditionType name: `EARLYSTOPPED`, `SUCCEEDED`, ... */
+  readonly condition: string;
+  readonly reason: string;
+  readonly message: string;
+  /** When the status changed, epoch milliseconds. */
+  readonly changedAtMs: number;
+}
 
 /** Katib's `GetObservationLogRequest`, with times already normalized. */
 export interface ObservationQuery {
@@ -67,6 +82,10 @@ export interface ObservationStore {
    * nothing matching, gives `[]`.
    */
   query(query: ObservationQuery): Promise<MetricLogRow[]>;
+  /** The trial's latest recorded status; `undefined` when none was recorded. */
+  trialStatus(trialName: string): Promise<TrialStatusRecord | undefined>;
+  /** Whether the store holds anything of the trial: a log or a status. */
+  knowsTrial(trialName: string): Promise<boolean>;
   /** Resolves when the store answers (health). */
   ping(): Promise<void>;
   /** Releases connections and files; idempotent. Every call afterwards rejects with UNAVAILABLE. */
