@@ -132,6 +132,8 @@ export interface GrpcServerOptions {
   readonly logger: Logger;
   /** Largest message received or sent; 64 MiB by default. */
   readonly maxMessageBytes?: number;
+  /** Further grpc-js server options, e.g. `grpc.max_connection_age_ms`. */
+  readonly channelOptions?: Readonly<Record<string, string | number>>;
 }
 
 export interface RunningGrpcServer {
@@ -151,6 +153,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   const { host, logger } = options;
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const server = new Server({
+    ...options.channelOptions,
     'grpc.max_receive_message_length': maxMessageBytes,
     'grpc.max_send_message_length': maxMessageBytes,
   });
