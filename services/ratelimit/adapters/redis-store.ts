@@ -1,0 +1,249 @@
+// The Redis counter store: per decision, INCRBY + EXPIRE of every key in one pipelined round trip
+// per store (the per-second store for SECOND limits when REDIS_PERSECOND is on), or, with
+// REDIS_PIPELINE_WINDOW, the commands of many decisions in one pipeline (implicit pipelining).
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Cluster, Redis } from 'ioredis';
+import { AppError } from '../../../shared/errors.ts';
+import type { Logger } from '../../../shared/logger.ts';
+import type { CounterIncrement, CounterStore } from '../ports.ts';
+import type { RedisConnectionSettings } from '../settings.ts';
+import { createRedisClients, describeConnection, type RedisTlsFiles } from './redis-client.ts';
+
+type Client = Redis | Cluster;
+
+export interface RedisStoreOptions {
+  readonly main: RedisConnectionSettings;
+  /** The store of SECOND limits; undefined keeps them in the main store. */
+  readonly perSecond: RedisConnectionSettings | undefined;
+  readonly tls: RedisTlsFiles;
+  readonly expirationJitterMaxSeconds: number;
+  /** A number in [0, 1): the jitter source, injectable for tests. */
+  readonly random?: () => number;
+  readonly logger: Logger;
+  /** Connection up/down, for REDIS_HEALTH_CHECK_ACTIVE_CONNECTION. */
+  readonly onConnectionChange?: (healthy: boolean) => void;
+}
+
+export interface RedisCounterStore extends CounterStore {
+  /** PING every connection until all answer, with backoff (REDIS_STARTUP_*); 0 elapsed = forever. */
+  waitUntilReady(backoff: { initialMs: number; maxMs: number; maxElapsedMs: number }): Promise<void>;
+  /** Pipelines sent so far (each is one round trip). */
+  roundTrips(): number;
+}
+
+const redisError = (message: string, cause?: unknown): AppError =>
+  new AppError('UNKNOWN', message, { cause, retriable: true });
+
+/** One pool of connections and its (optional) implicit-pipelining queue. */
+interface Pool {
+  readonly connection: RedisConnectionSettings;
+  readonly clients: Client[];
+  send(items: readonly CounterIncrement[]): Promise<number[]>;
+}
+
+export function createRedisCounterStore(options: RedisStoreOptions): RedisCounterStore {
+  const { logger, expirationJitterMaxSeconds } = options;
+  const random = options.random ?? Math.random;
+  let roundTrips = 0;
+  let lastHealthy: boolean | undefined;
+
+  const expiry = (windowSeconds: number): number =>
+    windowSeconds + Math.floor(random() * expirationJitterMaxSeconds);
+
+  const reportHealth = (): void => {
+    const healthy = pools.every((pool) => pool.clients.some((c) => c.status === 'ready'));
+    if (healthy !== lastHealthy) {
+      lastHealthy = healthy;
+      options.onConnectionChange?.(healthy);
+    }
+  };
+
+  function createPool(connection: RedisConnectionSettings): Pool {
+    const clients = createRedisClients(connection, options.tls);
+    const where = describeConnection(connection);
+    let lastError = 'no connection yet';
+    let next = 0;
+    for (const client of clients) {
+      client.on('error', (error: Error) => {
+        if (error.message !== lastError)
+          logger.warn({ store: connection.name, where, err: error }, 'redis error');
+        lastError = error.message;
+      });
+      client.on('ready', () => {
+        logger.info({ store: connection.name, where }, 'redis connection ready');
+        reportHealth();
+      });
+      client.on('close', reportHealth);
+    }
+
+    const pick = (): Client => {
+      for (let tried = 0; tried < clients.length; tried++) {
+        const client = clients[next]!;
+        next = (next + 1) % clients.length;
+        if (client.status === 'ready') return client;
+      }
+      throw redisError(`redis ${connection.name} (${where}) is not connected: ${lastError}`);
+    };
+
+    /** One pipeline: INCRBY + EXPIRE per key; cluster pipelines must stay within one key's slot. */
+    const exec = async (items: readonly CounterIncrement[]): Promise<number[]> => {
+      const client = pick();
+      if (connection.type === 'cluster' && items.length > 1)
+        return (await Promise.all(items.map((item) => exec([item])))).flat();
+      const pipeline = client.pipeline();
+      for (const item of items) {
+        pipeline.incrby(item.key, item.addend);
+        pipeline.expire(item.key, expiry(item.windowSeconds));
+      }
+      roundTrips++;
+      let replies: Array<[Error | null, unknown]> | null;
+      try {
+        replies = await pipeline.exec();
+      } catch (error) {
+        throw redisError(`redis ${connection.name}: ${(error as Error).message}`, error);
+      }
+      if (replies === null) throw redisError(`redis ${connection.name}: pipeline was not executed`);
+      const counts = new Array<number>(items.length);
+      for (let i = 0; i < items.length; i++) {
+        const [error, value] = replies[2 * i]!;
+        if (error !== null)
+          throw redisError(`redis ${connection.name}: INCRBY ${items[i]!.key}: ${error.message}`, error);
+        const expireError = replies[2 * i + 1]![0];
+        if (expireError !== null)
+          throw redisError(
+            `redis ${connection.name}: EXPIRE ${items[i]!.key}: ${expireError.message}`,
+            expireError,
+          );
+        counts[i] = Number(value);
+      }
+      return counts;
+    };
+
+    const send =
+      connection.pipelineWindowMs > 0 || connection.pipelineLimit > 0
+        ? createImplicitPipeline(exec, connection.pipelineWindowMs, connection.pipelineLimit)
+        : exec;
+    return { connection, clients, send };
+  }
+
+  const main = createPool(options.main);
+  const perSecond = options.perSecond === undefined ? undefined : createPool(options.perSecond);
+  const pools = perSecond === undefined ? [main] : [main, perSecond];
+
+  return {
+    async increment(items) {
+      if (perSecond === undefined || !items.some((i) => i.perSecond)) return main.send(items);
+      const mainItems = items.filter((i) => !i.perSecond);
+      const secondItems = items.filter((i) => i.perSecond);
+      const [mainCounts, secondCounts] = await Promise.all([
+        mainItems.length > 0 ? main.send(mainItems) : [],
+        perSecond.send(secondItems),
+      ]);
+      let m = 0;
+      let s = 0;
+      return items.map((i) => (i.perSecond ? secondCounts[s++]! : mainCounts[m++]!));
+    },
+    healthy: () => pools.every((pool) => pool.clients.some((c) => c.status === 'ready')),
+    roundTrips: () => roundTrips,
+    async waitUntilReady(backoff) {
+      const started = Date.now();
+      let delay = backoff.initialMs;
+      for (const pool of pools) {
+        for (const client of pool.clients) {
+          for (;;) {
+            try {
+              if (client.status !== 'ready') await readyOrFailure(client, pool.connection.timeoutMs);
+              const pong = await client.ping();
+              if (pong === 'PONG') break;
+              throw new Error(`PING answered ${pong}`);
+            } catch (error) {
+              const where = describeConnection(pool.connection);
+              if (backoff.maxElapsedMs > 0 && Date.now() - started >= backoff.maxElapsedMs)
+                throw new AppError('UNAVAILABLE', `timed out waiting for Redis connection to ${where}`, {
+                  cause: error,
+                });
+              logger.warn({ where, err: error, retryInMs: delay }, 'waiting for redis');
+              await sleep(delay);
+              delay = Math.min(delay * 2, backoff.maxMs);
+            }
+          }
+        }
+      }
+      reportHealth();
+    },
+    async close() {
+      await Promise.all(
+        pools.flatMap((pool) => pool.clients.map((c) => c.quit().catch(() => c.disconnect()))),
+      );
+    },
+  };
+}
+
+/** Resolves when the client becomes ready; rejects on its next error or after `timeoutMs`. */
+function readyOrFailure(client: Client, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const done = (error?: Error): void => {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      client.off('error', done);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onReady = (): void => done();
+    const timer = setTimeout(() => done(new Error(`no connection within ${timeoutMs} ms`)), timeoutMs);
+    client.once('ready', onReady);
+    client.once('error', done);
+  });
+}
+
+/**
+ * Queues the increments of concurrent decisions and sends them as one pipeline after `windowMs`
+ * (below 1 ms: at the end of the current turn of the event loop) or once `limit` commands wait.
+ */
+export function createImplicitPipeline(
+  exec: (items: readonly CounterIncrement[]) => Promise<number[]>,
+  windowMs: number,
+  limit: number,
+): (items: readonly CounterIncrement[]) => Promise<number[]> {
+  interface Waiting {
+    readonly items: readonly CounterIncrement[];
+    readonly resolve: (counts: number[]) => void;
+    readonly reject: (error: unknown) => void;
+  }
+  let queue: Waiting[] = [];
+  let queuedCommands = 0;
+  let timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+
+  const flush = (): void => {
+    if (timer !== undefined) {
+      if (windowMs >= 1) clearTimeout(timer as NodeJS.Timeout);
+      else clearImmediate(timer as NodeJS.Immediate);
+      timer = undefined;
+    }
+    const batch = queue;
+    queue = [];
+    queuedCommands = 0;
+    if (batch.length === 0) return;
+    const all = batch.length === 1 ? batch[0]!.items : batch.flatMap((w) => w.items);
+    exec(all).then(
+      (counts) => {
+        let at = 0;
+        for (const waiting of batch) {
+          waiting.resolve(counts.slice(at, at + waiting.items.length));
+          at += waiting.items.length;
+        }
+      },
+      (error: unknown) => {
+        for (const waiting of batch) waiting.reject(error);
+      },
+    );
+  };
+
+  return (items) =>
+    new Promise<number[]>((resolve, reject) => {
+      queue.push({ items, resolve, reject });
+      queuedCommands += 2 * items.length;
+      if (limit > 0 && queuedCommands >= limit) flush();
+      else if (timer === undefined) timer = windowMs >= 1 ? setTimeout(flush, windowMs) : setImmediate(flush);
+    });
+}

@@ -1,0 +1,100 @@
+// ShouldRateLimit, transport-free: the configuration in force picks the limits, the local cache
+// and the counter store count, the domain decides. gRPC and /json both call this.
+import type { Clock } from '../../shared/clock.ts';
+import { AppError } from '../../shared/errors.ts';
+import type { RateLimitConfig } from './config/index.ts';
+import {
+  assembleDecision,
+  type Check,
+  type Decision,
+  type DecisionOptions,
+  type DecisionRequest,
+  type DescriptorStatus,
+  NO_LIMIT_STATUS,
+  planChecks,
+  statusFromCount,
+  statusFromLocalCache,
+  UNLIMITED_STATUS,
+  validateRequest,
+} from './domain/decision.ts';
+import type { OverLimitCache } from './domain/local-cache.ts';
+import { type Counter, SERVICE_STATS, type StatsStore } from './domain/stats.ts';
+import type { CounterIncrement, CounterStore } from './ports.ts';
+
+export interface RateLimitService {
+  shouldRateLimit(request: DecisionRequest): Promise<Decision>;
+}
+
+export interface RateLimitServiceDeps {
+  readonly config: () => RateLimitConfig | undefined;
+  readonly store: CounterStore;
+  /** undefined when LOCAL_CACHE_SIZE_IN_BYTES is 0. */
+  readonly localCache: OverLimitCache | undefined;
+  readonly stats: StatsStore;
+  readonly clock: Clock;
+  readonly options: DecisionOptions;
+}
+
+type LimitCheck = Extract<Check, { kind: 'limit' }>;
+
+export function createRateLimitService(deps: RateLimitServiceDeps): RateLimitService {
+  const { store, localCache, stats, clock, options } = deps;
+  const serviceErrors: Counter = stats.counter(SERVICE_STATS.serviceError);
+  const redisErrors: Counter = stats.counter(SERVICE_STATS.redisError);
+  const globalShadowMode: Counter = stats.counter(SERVICE_STATS.globalShadowMode);
+
+  return {
+    async shouldRateLimit(request) {
+      const nowMs = clock.now();
+      const nowSeconds = Math.floor(nowMs / 1000);
+      let checks: Check[];
+      try {
+        const config = validateRequest(request, deps.config());
+        checks = planChecks(request, config, stats, options, nowSeconds);
+      } catch (error) {
+        if (error instanceof AppError) serviceErrors.value++;
+        throw error;
+      }
+
+      const statuses: DescriptorStatus[] = new Array(checks.length);
+      let toCount: LimitCheck[] | undefined;
+      for (let i = 0; i < checks.length; i++) {
+        const check = checks[i]!;
+        if (check.kind === 'none') statuses[i] = NO_LIMIT_STATUS;
+        else if (check.kind === 'unlimited') statuses[i] = UNLIMITED_STATUS;
+        else if (localCache?.has(check.key.key, nowMs)) statuses[i] = statusFromLocalCache(check, nowSeconds);
+        else {
+          toCount ??= [];
+          toCount.push(check);
+        }
+      }
+
+      if (toCount !== undefined) {
+        const increments: CounterIncrement[] = toCount.map((check) => ({
+          key: check.key.key,
+          addend: check.addend,
+          windowSeconds: check.key.windowSeconds,
+          perSecond: check.key.perSecond,
+        }));
+        let counts: readonly number[];
+        try {
+          counts = await store.increment(increments);
+        } catch (error) {
+          redisErrors.value++;
+          throw error;
+        }
+        let next = 0;
+        for (let i = 0; i < checks.length; i++) {
+          if (statuses[i] !== undefined) continue;
+          const check = checks[i] as LimitCheck;
+          const status = statusFromCount(check, counts[next++]!, options.nearLimitRatio, nowSeconds);
+          // Shadowed statuses are OK but still over: their key is cached as envoyproxy/ratelimit does.
+          if (localCache !== undefined && counts[next - 1]! > check.rule.requestsPerUnit)
+            localCache.add(check.key.key, check.key.windowSeconds, nowMs);
+          statuses[i] = status;
+        }
+      }
+      return assembleDecision(checks, statuses, options, globalShadowMode);
+    },
+  };
+}
