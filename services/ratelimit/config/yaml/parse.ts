@@ -13,28 +13,29 @@ import { parseGoInteger, resolvePlain } from './resolve.ts';
 export function parseGoYaml(source: string): YamlNode | null {
   const scalarKeys = new Map<string, YamlScalar>();
   const lines = new WeakMap<object, number>();
-  const frames: { firstChildLine: number | undefined; openLine: number }[] = [];
+  const openPositions: number[] = [];
+  let lineOf: ((position: number) => number) | undefined;
 
   const listener = (event: 'open' | 'close', state: ListenerState): void => {
     if (event === 'open') {
-      frames.push({ firstChildLine: undefined, openLine: state.line });
+      openPositions.push(state.position);
       return;
     }
-    const frame = frames.pop();
-    const parent = frames.at(-1);
-    let line = state.line + 1;
+    lineOf ??= lineFinder(state.input);
+    // yaml.v2 reports a node at its first token (properties included): skip blanks and comments.
+    const line = lineOf(contentStart(state.input, openPositions.pop() ?? 0));
     const result = state.result;
     if (result instanceof RawScalar || typeof result === 'string') {
       const raw = typeof result === 'string' ? new RawScalar('str', result) : result;
       state.result = new ScalarBox(toScalar(raw, line), scalarKeys, raw.tag === 'merge');
-    } else if (result instanceof ScalarBox) {
-      line = result.node.line;
-    } else if (typeof result === 'object' && result !== null) {
-      line = frame?.firstChildLine ?? (frame?.openLine ?? state.line) + 1;
-      if (!lines.has(result)) lines.set(result, line);
+    } else if (
+      typeof result === 'object' &&
+      result !== null &&
+      !(result instanceof ScalarBox) &&
+      !lines.has(result)
+    ) {
+      lines.set(result, line);
     }
-    if (parent !== undefined && parent.firstChildLine === undefined && result !== null)
-      parent.firstChildLine = line;
   };
 
   const documents: unknown[] = [];
@@ -53,8 +54,40 @@ export function parseGoYaml(source: string): YamlNode | null {
 }
 
 interface ListenerState {
-  line: number;
+  readonly input: string;
+  readonly position: number;
   result: unknown;
+}
+
+function contentStart(input: string, from: number): number {
+  let position = from;
+  while (position < input.length) {
+    const char = input[position];
+    if (char === '#') {
+      while (position < input.length && input[position] !== '\n' && input[position] !== '\r') position += 1;
+    } else if (char === ' ' || char === '\t' || char === '\n' || char === '\r' || char === '\ufeff') {
+      position += 1;
+    } else {
+      break;
+    }
+  }
+  return position;
+}
+
+/** 1-based line of a position, by binary search over line starts. */
+function lineFinder(input: string): (position: number) => number {
+  const starts = [0];
+  for (const match of input.matchAll(/\r\n|\r|\n/g)) starts.push(match.index + match[0].length);
+  return (position) => {
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (starts[middle]! <= position) low = middle;
+      else high = middle - 1;
+    }
+    return low + 1;
+  };
 }
 
 class RawScalar {

@@ -25,7 +25,10 @@ describe('configuration fixtures rejected with the reference message', () => {
       files: ['replaces_self.yaml'],
       message: 'replaces_self.yaml: replaces should not contain name of same descriptor',
     },
-    { files: ['replaces_empty.yaml'], message: 'replaces_empty.yaml: should not have an empty replaces entry' },
+    {
+      files: ['replaces_empty.yaml'],
+      message: 'replaces_empty.yaml: should not have an empty replaces entry',
+    },
     {
       files: ['bad_yaml.yaml'],
       message: 'bad_yaml.yaml: error loading config file: yaml: line 2: found unexpected end of stream',
@@ -35,7 +38,10 @@ describe('configuration fixtures rejected with the reference message', () => {
       files: ['misspelled_key2.yaml'],
       message: "misspelled_key2.yaml: config error, unknown key 'requestsperunit'",
     },
-    { files: ['non_string_key.yaml'], message: 'non_string_key.yaml: config error, key is not of type string: 0.25' },
+    {
+      files: ['non_string_key.yaml'],
+      message: 'non_string_key.yaml: config error, key is not of type string: 0.25',
+    },
     {
       files: ['non_map_list.yaml'],
       message: 'non_map_list.yaml: config error, yaml file contains list of type other than map: a',
@@ -67,7 +73,10 @@ describe('configuration fixtures rejected with the reference message', () => {
       return undefined;
     })();
     expect(error).toBeInstanceOf(ConfigError);
-    expect(error).toMatchObject({ fileName: 'bad_limit_unit.yaml', problem: "invalid rate limit unit 'foo'" });
+    expect(error).toMatchObject({
+      fileName: 'bad_limit_unit.yaml',
+      problem: "invalid rate limit unit 'foo'",
+    });
   });
 });
 

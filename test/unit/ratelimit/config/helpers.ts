@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { ConfigFile, LimitLookup, RateLimitConfig, RateLimitRule } from '../../../../services/ratelimit/config/index.ts';
+import type {
+  ConfigFile,
+  LimitLookup,
+  RateLimitConfig,
+  RateLimitRule,
+} from '../../../../services/ratelimit/config/index.ts';
 import { loadConfig } from '../../../../services/ratelimit/config/index.ts';
 
 const FIXTURES = fileURLToPath(new URL('../../../fixtures/ratelimit/config/', import.meta.url));
