@@ -1,0 +1,162 @@
+// One CMA-ES run (Hansen's tutorial, arXiv:1604.00772, with its default constants) on the
+// numeric axes of the unit cube: the distribution N(mean, sigma²·C), how a generation's
+// evaluated points update it, and when the run has nothing left to learn.
+
+import type { Rng } from '../rng.ts';
+import { symmetricEigen } from './linalg.ts';
+
+export interface EsState {
+  readonly n: number;
+  readonly lambda: number;
+  mean: Float64Array;
+  sigma: number;
+  /** Covariance C (row-major), its eigenvectors B and the square roots D of its eigenvalues. */
+  cov: Float64Array;
+  basis: Float64Array;
+  scales: Float64Array;
+  pathC: Float64Array;
+  pathSigma: Float64Array;
+  generation: number;
+  readonly constants: Constants;
+}
+
+interface Constants {
+  readonly mu: number;
+  readonly weights: Float64Array;
+  readonly muEff: number;
+  readonly cc: number;
+  readonly cs: number;
+  readonly c1: number;
+  readonly cmu: number;
+  readonly damps: number;
+  readonly chiN: number;
+}
+
+export function defaultPopulation(n: number): number {
+  return 4 + Math.floor(3 * Math.log(n));
+}
+
+export function createEs(n: number, lambda: number, mean: Float64Array, sigma: number): EsState {
+  const mu = Math.floor(lambda / 2);
+  const raw = Array.from({ length: mu }, (_, i) => Math.log(mu + 0.5) - Math.log(i + 1));
+  const total = raw.reduce((s, w) => s + w, 0);
+  const weights = Float64Array.from(raw, (w) => w / total);
+  const muEff = 1 / weights.reduce((s, w) => s + w * w, 0);
+  const cc = (4 + muEff / n) / (n + 4 + (2 * muEff) / n);
+  const cs = (muEff + 2) / (n + muEff + 5);
+  const c1 = 2 / ((n + 1.3) ** 2 + muEff);
+  const cmu = Math.min(1 - c1, (2 * (muEff - 2 + 1 / muEff)) / ((n + 2) ** 2 + muEff));
+  const damps = 1 + 2 * Math.max(0, Math.sqrt((muEff - 1) / (n + 1)) - 1) + cs;
+  const chiN = Math.sqrt(n) * (1 - 1 / (4 * n) + 1 / (21 * n * n));
+  const identity = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) identity[i * n + i] = 1;
+  return {
+    n,
+    lambda,
+    mean: Float64Array.from(mean),
+    sigma,
+    cov: Float64Array.from(identity),
+    basis: identity,
+    scales: new Float64Array(n).fill(1),
+    pathC: new Float64Array(n),
+    pathSigma: new Float64Array(n),
+    generation: 0,
+    constants: { mu, weights, muEff, cc, cs, c1, cmu, damps, chiN },
+  };
+}
+
+/** A draw from N(mean, sigma²·C), resampled while outside the cube and clipped after 100 tries. */
+export function sampleEs(state: EsState, rng: Rng): Float64Array {
+  const { n, basis, scales } = state;
+  const x = new Float64Array(n);
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const z = Array.from({ length: n }, () => rng.normal());
+    let inside = true;
+    for (let i = 0; i < n; i++) {
+      let y = 0;
+      for (let j = 0; j < n; j++) y += basis[i * n + j]! * scales[j]! * z[j]!;
+      x[i] = state.mean[i]! + state.sigma * y;
+      if (x[i]! < 0 || x[i]! > 1) inside = false;
+    }
+    if (inside) return x;
+  }
+  return x.map((v) => Math.min(1, Math.max(0, v)));
+}
+
+/** C^(-1/2)·v = B·D⁻¹·Bᵀ·v. */
+function whiten(state: EsState, v: Float64Array): Float64Array {
+  const { n, basis, scales } = state;
+  const t = new Float64Array(n);
+  for (let j = 0; j < n; j++) {
+    let s = 0;
+    for (let i = 0; i < n; i++) s += basis[i * n + j]! * v[i]!;
+    t[j] = s / scales[j]!;
+  }
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    for (let j = 0; j < n; j++) s += basis[i * n + j]! * t[j]!;
+    out[i] = s;
+  }
+  return out;
+}
+
+/**
+ * Updates the state with one generation of evaluated points (any order). Points that were not
+ * drawn from the current distribution (rounded, clipped, or from elsewhere) enter with their
+ * Mahalanobis step shortened to a plausible length, as pycma does for injected solutions.
+ */
+export function tellEs(state: EsState, points: readonly Float64Array[], losses: readonly number[]): void {
+  const { n, constants: k } = state;
+  const maxStep = Math.sqrt(n) + (2 * n) / (n + 2);
+  const steps = points.map((x) => {
+    const y = Float64Array.from(x, (v, i) => (v - state.mean[i]!) / state.sigma);
+    const length = Math.hypot(...whiten(state, y));
+    return length > maxStep ? y.map((v) => (v * maxStep) / length) : y;
+  });
+  const order = losses.map((_, i) => i).sort((a, b) => losses[a]! - losses[b]! || a - b);
+  const yw = new Float64Array(n);
+  for (let r = 0; r < k.mu && r < order.length; r++) {
+    const y = steps[order[r]!]!;
+    for (let i = 0; i < n; i++) yw[i]! += k.weights[r]! * y[i]!;
+  }
+  for (let i = 0; i < n; i++) state.mean[i]! += state.sigma * yw[i]!;
+  const white = whiten(state, yw);
+  const csFactor = Math.sqrt(k.cs * (2 - k.cs) * k.muEff);
+  for (let i = 0; i < n; i++) state.pathSigma[i] = (1 - k.cs) * state.pathSigma[i]! + csFactor * white[i]!;
+  const psNorm = Math.hypot(...state.pathSigma);
+  state.generation += 1;
+  const hsig =
+    psNorm / Math.sqrt(1 - (1 - k.cs) ** (2 * state.generation)) / k.chiN < 1.4 + 2 / (n + 1) ? 1 : 0;
+  const ccFactor = Math.sqrt(k.cc * (2 - k.cc) * k.muEff);
+  for (let i = 0; i < n; i++) state.pathC[i] = (1 - k.cc) * state.pathC[i]! + hsig * ccFactor * yw[i]!;
+  const decay = 1 - k.c1 - k.cmu + (1 - hsig) * k.c1 * k.cc * (2 - k.cc);
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j <= i; j++) {
+      let rankMu = 0;
+      for (let r = 0; r < k.mu && r < order.length; r++) {
+        const y = steps[order[r]!]!;
+        rankMu += k.weights[r]! * y[i]! * y[j]!;
+      }
+      const value = decay * state.cov[i * n + j]! + k.c1 * state.pathC[i]! * state.pathC[j]! + k.cmu * rankMu;
+      state.cov[i * n + j] = value;
+      state.cov[j * n + i] = value;
+    }
+  }
+  state.sigma *= Math.exp(Math.min(1, (k.cs / k.damps) * (psNorm / k.chiN - 1)));
+  const { values, vectors } = symmetricEigen(state.cov, n);
+  state.basis = vectors;
+  state.scales = values.map((v) => Math.sqrt(Math.max(v, 1e-20)));
+}
+
+/** Whether the run has converged or degenerated (Hansen's TolX, TolFun on one generation, ConditionCov). */
+export function shouldRestart(state: EsState, losses: readonly number[], sigma0: number): boolean {
+  const { n, cov, scales } = state;
+  const spread = Math.max(...losses) - Math.min(...losses);
+  if (spread <= 1e-12 * Math.max(1, Math.abs(Math.min(...losses)))) return true;
+  let widest = 0;
+  for (let i = 0; i < n; i++) widest = Math.max(widest, state.sigma * Math.sqrt(cov[i * n + i]!));
+  if (widest < 1e-12 * sigma0) return true;
+  const condition = (Math.max(...scales) / Math.min(...scales)) ** 2;
+  return condition > 1e14;
+}

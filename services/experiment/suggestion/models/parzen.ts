@@ -1,0 +1,160 @@
+// Parzen estimators over the unit cube, as Optuna's TPE builds them: one kernel per observation
+// plus a wide prior kernel, truncated Gaussians on numeric axes (probability of the whole cell
+// on stepped axes) and smoothed one-hot tables on categorical axes. The same kernels serve the
+// independent sampler (per-axis mixtures, bandwidth from neighbour gaps) and the multivariate
+// one (product kernels, bandwidth by Scott's rule).
+
+import type { Rng } from '../rng.ts';
+import { logSumExp, normalCdf, normalLogPdf, normalQuantile, sampleIndex } from './numeric.ts';
+import type { Axis, NumericAxis } from './unit-space.ts';
+
+/** A point encoded for the estimator: a unit coordinate per numeric axis, a choice index per categorical one. */
+export type Encoded = readonly number[];
+
+export interface ParzenOptions {
+  readonly priorWeight: number;
+  readonly multivariate: boolean;
+}
+
+export interface Parzen {
+  sampleAxis(axis: number, rng: Rng): number;
+  sampleJoint(rng: Rng): number[];
+  logDensityAxis(axis: number, value: number): number;
+  logDensityJoint(point: Encoded): number;
+}
+
+type AxisKernels =
+  | { kind: 'numeric'; axis: NumericAxis; mu: Float64Array; sigma: Float64Array; logMass: Float64Array }
+  | { kind: 'categorical'; logTable: Float64Array[]; table: Float64Array[] };
+
+const SIGMA0_MAGNITUDE = 0.2;
+const TINY = 1e-300;
+
+/** `points` with their `weights` (same length, not normalised); the prior kernel is added last. */
+export function buildParzen(
+  axes: readonly Axis[],
+  points: readonly Encoded[],
+  weights: readonly number[],
+  options: ParzenOptions,
+): Parzen {
+  const n = points.length;
+  const components = n + 1;
+  const logWeights = new Float64Array(components);
+  const rawWeights = [...weights, options.priorWeight];
+  const total = rawWeights.reduce((sum, w) => sum + w, 0);
+  for (let k = 0; k < components; k++) logWeights[k] = Math.log(rawWeights[k]! / total);
+  const linearWeights = Float64Array.from(logWeights, Math.exp);
+  const numericAxes = axes.filter((axis) => axis.kind === 'numeric').length;
+
+  const kernels: AxisKernels[] = axes.map((axis, d) => {
+    const values = points.map((point) => point[d]!);
+    if (axis.kind === 'categorical')
+      return categoricalKernels(axis.choices.length, values, options.priorWeight);
+    const sigma = options.multivariate
+      ? new Float64Array(n).fill(SIGMA0_MAGNITUDE * Math.max(n, 1) ** (-1 / (numericAxes + 4)))
+      : neighbourSigmas(values);
+    const minSigma = 1 / Math.min(100, 1 + components);
+    const mu = new Float64Array(components);
+    const sigmas = new Float64Array(components);
+    const logMass = new Float64Array(components);
+    for (let k = 0; k < components; k++) {
+      mu[k] = k < n ? values[k]! : 0.5;
+      sigmas[k] = k < n ? Math.min(1, Math.max(minSigma, sigma[k]!)) : 1;
+      logMass[k] = Math.log(Math.max(TINY, massBetween(0, 1, mu[k]!, sigmas[k]!)));
+    }
+    return { kind: 'numeric', axis, mu, sigma: sigmas, logMass };
+  });
+
+  const sampleFrom = (d: number, k: number, rng: Rng): number => {
+    const kernel = kernels[d]!;
+    if (kernel.kind === 'categorical') return sampleIndex(kernel.table[k]!, rng.next());
+    return truncatedNormal(kernel.mu[k]!, kernel.sigma[k]!, rng);
+  };
+
+  const logKernel = (d: number, k: number, value: number, cell: readonly [number, number]): number => {
+    const kernel = kernels[d]!;
+    if (kernel.kind === 'categorical') return kernel.logTable[k]![value]!;
+    const mu = kernel.mu[k]!;
+    const sigma = kernel.sigma[k]!;
+    const density =
+      cell[0] === cell[1]
+        ? normalLogPdf((value - mu) / sigma) - Math.log(sigma)
+        : Math.log(Math.max(TINY, massBetween(cell[0], cell[1], mu, sigma)));
+    return density - kernel.logMass[k]!;
+  };
+
+  const cellOf = (d: number, value: number): readonly [number, number] => {
+    const axis = axes[d]!;
+    return axis.kind === 'numeric' ? axis.cellOf(value) : [value, value];
+  };
+
+  return {
+    sampleAxis: (d, rng) => sampleFrom(d, sampleIndex(linearWeights, rng.next()), rng),
+    sampleJoint: (rng) => {
+      const k = sampleIndex(linearWeights, rng.next());
+      return axes.map((_, d) => sampleFrom(d, k, rng));
+    },
+    logDensityAxis: (d, value) => {
+      const cell = cellOf(d, value);
+      const terms = new Float64Array(components);
+      for (let k = 0; k < components; k++) terms[k] = logWeights[k]! + logKernel(d, k, value, cell);
+      return logSumExp(terms);
+    },
+    logDensityJoint: (point) => {
+      const cells = point.map((value, d) => cellOf(d, value));
+      const terms = new Float64Array(components);
+      for (let k = 0; k < components; k++) {
+        let sum = logWeights[k]!;
+        for (let d = 0; d < axes.length; d++) sum += logKernel(d, k, point[d]!, cells[d]!);
+        terms[k] = sum;
+      }
+      return logSumExp(terms);
+    },
+  };
+}
+
+/** Optuna's univariate bandwidth: the larger gap to a neighbour, the prior at 0.5 counting as one. */
+function neighbourSigmas(values: readonly number[]): Float64Array {
+  const withPrior = [...values, 0.5];
+  const order = withPrior.map((_, i) => i).sort((a, b) => withPrior[a]! - withPrior[b]! || a - b);
+  const sorted = [0, ...order.map((i) => withPrior[i]!), 1];
+  const m = order.length;
+  const sigma = new Float64Array(withPrior.length);
+  for (let j = 0; j < m; j++) {
+    let gap = Math.max(sorted[j + 1]! - sorted[j]!, sorted[j + 2]! - sorted[j + 1]!);
+    // The cube's edges are not neighbours (Optuna's consider_endpoints=False).
+    if (m >= 2 && j === 0) gap = sorted[2]! - sorted[1]!;
+    if (m >= 2 && j === m - 1) gap = sorted[m]! - sorted[m - 1]!;
+    sigma[order[j]!] = gap;
+  }
+  return sigma.subarray(0, values.length);
+}
+
+function categoricalKernels(choices: number, values: readonly number[], priorWeight: number): AxisKernels {
+  const components = values.length + 1;
+  const smoothing = priorWeight / components;
+  const table: Float64Array[] = [];
+  for (let k = 0; k < components; k++) {
+    const row = new Float64Array(choices).fill(smoothing);
+    if (k < values.length) row[values[k]!]! += 1;
+    const sum = row.reduce((s, w) => s + w, 0);
+    for (let c = 0; c < choices; c++) row[c]! /= sum;
+    table.push(row);
+  }
+  return { kind: 'categorical', table, logTable: table.map((row) => row.map(Math.log)) };
+}
+
+/** P(lo ≤ X ≤ hi) for X ~ N(mu, sigma), computed on the side where the tails are not cancelled. */
+function massBetween(lo: number, hi: number, mu: number, sigma: number): number {
+  const a = (lo - mu) / sigma;
+  const b = (hi - mu) / sigma;
+  return a > 0 ? normalCdf(-a) - normalCdf(-b) : normalCdf(b) - normalCdf(a);
+}
+
+function truncatedNormal(mu: number, sigma: number, rng: Rng): number {
+  const a = normalCdf(-mu / sigma);
+  const b = normalCdf((1 - mu) / sigma);
+  const p = a + rng.next() * (b - a);
+  const value = mu + sigma * normalQuantile(Math.min(1 - 1e-16, Math.max(1e-300, p)));
+  return Math.min(1, Math.max(0, value));
+}

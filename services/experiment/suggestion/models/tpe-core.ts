@@ -1,0 +1,86 @@
+// What both TPE samplers share: encoding points for the Parzen estimators, splitting the
+// history into the good and the bad group, and Optuna's weights that let old trials fade.
+
+import type { Observation, Point } from '../space.ts';
+import type { Encoded } from './parzen.ts';
+import type { Axis } from './unit-space.ts';
+
+/** Unit coordinates for numeric axes, choice indices for categorical ones; undefined for a value off the list. */
+export function encodePoint(axes: readonly Axis[], point: Point): Encoded | undefined {
+  const encoded: number[] = [];
+  for (let d = 0; d < axes.length; d++) {
+    const axis = axes[d]!;
+    const value = point[d];
+    if (axis.kind === 'categorical') {
+      const index = axis.choices.indexOf(String(value));
+      if (index < 0) return undefined;
+      encoded.push(index);
+    } else {
+      const unit = axis.toUnit(Number(value));
+      if (!Number.isFinite(unit)) return undefined;
+      encoded.push(Math.min(1, Math.max(0, unit)));
+    }
+  }
+  return encoded;
+}
+
+export function decodePoint(axes: readonly Axis[], encoded: Encoded): Point {
+  return axes.map((axis, d) =>
+    axis.kind === 'categorical' ? axis.choices[encoded[d]!]! : axis.fromUnit(encoded[d]!),
+  );
+}
+
+export interface Group {
+  readonly points: Encoded[];
+  readonly weights: number[];
+}
+
+/**
+ * The `nBelow` lowest losses form the good group; the rest and every pending point (the
+ * constant liar: a running trial counts as the worst) form the bad group. Ties keep trial order.
+ */
+export function splitHistory(
+  axes: readonly Axis[],
+  history: readonly Observation[],
+  pending: readonly Point[],
+  nBelow: (n: number) => number,
+): { below: Group; above: Group } {
+  const usable = history.flatMap((observation, order) => {
+    const encoded = encodePoint(axes, observation.point);
+    return encoded && Number.isFinite(observation.loss) ? [{ encoded, loss: observation.loss, order }] : [];
+  });
+  const ranked = [...usable].sort((a, b) => a.loss - b.loss || a.order - b.order);
+  const cut = Math.min(ranked.length, nBelow(ranked.length));
+  const byOrder = (group: typeof usable) => group.sort((a, b) => a.order - b.order).map((t) => t.encoded);
+  const belowPoints = byOrder(ranked.slice(0, cut));
+  const abovePoints = [
+    ...byOrder(ranked.slice(cut)),
+    ...pending.flatMap((point) => {
+      const encoded = encodePoint(axes, point);
+      return encoded ? [encoded] : [];
+    }),
+  ];
+  return {
+    below: { points: belowPoints, weights: fadingWeights(belowPoints.length) },
+    above: { points: abovePoints, weights: fadingWeights(abovePoints.length) },
+  };
+}
+
+/** Optuna's default_weights: the newest 25 count fully, older ones ramp linearly down to 1/n. */
+export function fadingWeights(n: number): number[] {
+  if (n < 25) return new Array<number>(n).fill(1);
+  const ramp = n - 25;
+  return Array.from({ length: n }, (_, i) =>
+    i < ramp ? 1 / n + ((1 - 1 / n) * i) / Math.max(1, ramp - 1) : 1,
+  );
+}
+
+/** Optuna's default gamma: 10 % of the trials, at most 25. */
+export function optunaBelowCount(n: number): number {
+  return Math.min(Math.ceil(0.1 * n), 25);
+}
+
+/** Hyperopt's gamma: ⌈γ·√n⌉, at most 25 (its linear_forgetting). */
+export function hyperoptBelowCount(gamma: number): (n: number) => number {
+  return (n) => Math.min(Math.ceil(gamma * Math.sqrt(n)), 25);
+}
