@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import type { UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { GetSuggestionsReply } from '../../../proto/gen/api/v1/beta1/GetSuggestionsReply.ts';
+import type { GetSuggestionsRequest__Output } from '../../../proto/gen/api/v1/beta1/GetSuggestionsRequest.ts';
+import type { ValidateAlgorithmSettingsReply } from '../../../proto/gen/api/v1/beta1/ValidateAlgorithmSettingsReply.ts';
+import type { ValidateAlgorithmSettingsRequest__Output } from '../../../proto/gen/api/v1/beta1/ValidateAlgorithmSettingsRequest.ts';
+import type { EventProducer } from '../../../shared/bus/producer.ts';
+import { TOPICS } from '../../../shared/bus/topics.ts';
+import type { Clock } from '../../../shared/clock.ts';
+import { unary } from '../../../shared/grpc.ts';
+import type { Logger } from '../../../shared/logger.ts';
+import { toSuggestionsIssuedEvent } from '../suggestion/events.ts';
+import { ALGORITHMS, type AnyAlgorithm } from '../suggestion/registry.ts';
+import { prepareExperiment, suggest } from '../suggestion/suggest.ts';
+
+export interface SuggestionDeps {
+  readonly producer: Pick<EventProducer, 'publish'>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Katib's algorithm names; the full registry unless a test narrows it. */
+  readonly algorithms?: ReadonlyMap<string, AnyAlgorithm>;
+}
+
+const TOPIC = TOPICS.suggestions.name;
+
+/** api.v1.beta1.Suggestion: pure computation, each reply published (acknowledged) before it is sent. */
+export function createSuggestionHandlers(deps: SuggestionDeps): UntypedServiceImplementation {
+  const { producer, clock, logger, algorithms = ALGORITHMS } = deps;
+  return {
+    GetSuggestions: unary<GetSuggestionsRequest__Output, GetSuggestionsReply>(
+      'Suggestion.GetSuggestions',
+      async (request, { metadata }) => {
+        const started = performance.now();
+        const result = suggest(request, algorithms);
+        const correlationId = metadata.get('x-correlation-id')[0];
+        await producer.publish(TOPIC, [
+          {
+            eventType: 'SuggestionsIssued',
+            key: request.experiment?.name ?? '',
+            payload: toSuggestionsIssuedEvent(request, result, { eventId: randomUUID(), now: clock.now() }),
+            ...(typeof correlationId === 'string' ? { correlationId } : {}),
+          },
+        ]);
+        logger.debug(
+          {
+            experiment: request.experiment?.name,
+            algorithm: result.algorithmName,
+            trials: request.trials.length,
+            suggestions: request.current_request_number,
+            ms: Math.round(performance.now() - started),
+          },
+          'suggestions issued',
+        );
+        return result.reply;
+      },
+      { logger },
+    ),
+    ValidateAlgorithmSettings: unary<
+      ValidateAlgorithmSettingsRequest__Output,
+      ValidateAlgorithmSettingsReply
+    >(
+      'Suggestion.ValidateAlgorithmSettings',
+      async (request) => {
+        prepareExperiment(request.experiment, algorithms);
+        return {};
+      },
+      { logger },
+    ),
+  };
+}

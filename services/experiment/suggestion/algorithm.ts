@@ -1,0 +1,87 @@
+// What every suggestion algorithm provides, and the adapter that turns a Sampler (./space.ts)
+// into one: the registry (./registry.ts) holds these under Katib's names.
+
+import type { ParameterAssignment } from '../../../proto/gen/api/v1/beta1/ParameterAssignment.ts';
+import { internal } from '../../../shared/errors.ts';
+import { type Objective, pointKey, type Trials, toAssignments } from './katib-space.ts';
+import { createRng } from './rng.ts';
+import type { Setting } from './settings/read.ts';
+import type { Dimension, Sampler } from './space.ts';
+
+export interface ExperimentView {
+  readonly name: string;
+  readonly dimensions: readonly Dimension[];
+  readonly objective: Objective;
+  readonly parallelTrialCount: number;
+  readonly maxTrialCount: number;
+}
+
+export interface Seeds {
+  /** Stable for the whole experiment: random_state, else a hash of the experiment name. */
+  readonly experiment: number;
+  /** For this call: the experiment seed mixed with how many trials the request carries. */
+  readonly call: number;
+}
+
+export interface SuggestionInput<Config> {
+  readonly experiment: ExperimentView;
+  readonly config: Config;
+  readonly trials: Trials;
+  /** current_request_number: exactly this many suggestions. */
+  readonly count: number;
+  /** How many suggestions this experiment had before this call (sequence positions, unique names). */
+  readonly issuedBefore: number;
+  readonly seeds: Seeds;
+}
+
+export interface Suggestion {
+  readonly assignments: ParameterAssignment[];
+  readonly trialName?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+export interface SuggestionOutput {
+  readonly suggestions: readonly Suggestion[];
+  /** State to carry to the next call in the reply's algorithm settings (hyperband). */
+  readonly algorithmSettings?: readonly Setting[];
+}
+
+export interface Algorithm<Config> {
+  /** Reads and checks the settings: INVALID_ARGUMENT with Katib's message. */
+  readSettings(settings: ReadonlyMap<string, string>): Config;
+  /** Checks what the algorithm needs of the experiment (search space, parallelism). */
+  checkExperiment?(experiment: ExperimentView, config: Config): void;
+  suggest(input: SuggestionInput<Config>): SuggestionOutput;
+}
+
+/** An algorithm that only draws points: the Sampler sees numbers and a loss to minimise. */
+export function fromSampler<Config extends { readonly randomState?: number }, Options>(definition: {
+  readSettings(settings: ReadonlyMap<string, string>): Config;
+  checkExperiment?(experiment: ExperimentView, config: Config): void;
+  sampler: Sampler<Options>;
+  options(config: Config): Options;
+}): Algorithm<Config> {
+  return {
+    readSettings: definition.readSettings,
+    ...(definition.checkExperiment ? { checkExperiment: definition.checkExperiment } : {}),
+    suggest({ experiment, config, trials, count, seeds }) {
+      const points = definition.sampler({
+        dimensions: experiment.dimensions,
+        history: trials.history,
+        pending: trials.pending,
+        count,
+        rng: createRng(seeds.call),
+        options: definition.options(config),
+      });
+      if (points.length !== count)
+        throw internal(`the sampler returned ${points.length} points for ${count} requested`);
+      return {
+        suggestions: points.map((point) => ({ assignments: toAssignments(experiment.dimensions, point) })),
+      };
+    },
+  };
+}
+
+/** Whether the points are pairwise different (samplers promise it whenever the space allows). */
+export const allDistinct = (points: readonly (readonly (number | string)[])[]): boolean =>
+  new Set(points.map(pointKey)).size === points.length;

@@ -1,0 +1,84 @@
+// Reading algorithm settings (name/value text pairs) with the messages Katib's services answer.
+
+import type { AlgorithmSetting } from '../../../../proto/gen/api/v1/beta1/AlgorithmSetting.ts';
+import { invalidArgument } from '../../../../shared/errors.ts';
+import { parseDecimal, parsePythonInt, pythonFloatError, pythonIntError } from '../numbers.ts';
+
+export interface Setting {
+  readonly name: string;
+  readonly value: string;
+}
+
+/** Settings by name; a later entry of the same name wins, as in Katib's dict comprehensions. */
+export function settingsMap(settings: readonly AlgorithmSetting[] | undefined): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const setting of settings ?? []) map.set(setting.name ?? '', setting.value ?? '');
+  return map;
+}
+
+/** Katib's answer to a name its service does not know. */
+export function rejectUnknown(
+  settings: ReadonlyMap<string, string>,
+  known: ReadonlySet<string>,
+  algorithm: string,
+): void {
+  for (const name of settings.keys()) {
+    if (!known.has(name)) throw invalidArgument(`unknown setting ${name} for algorithm ${algorithm}`);
+  }
+}
+
+/** Python's int(value), failing as Katib's validators do: `failed to validate name(value): ...`. */
+export function readInt(name: string, value: string): number {
+  const parsed = parsePythonInt(value);
+  if (parsed === undefined)
+    throw invalidArgument(`failed to validate ${name}(${value}): ${pythonIntError(value)}`);
+  return parsed;
+}
+
+/** Python's float(value) (inf and nan included), failing as Katib's validators do. */
+export function readFloat(name: string, value: string): number {
+  const parsed = parseDecimal(value);
+  if (parsed === undefined)
+    throw invalidArgument(`failed to validate ${name}(${value}): ${pythonFloatError(value)}`);
+  return parsed;
+}
+
+/** An optional integer setting with a lower bound and the message to give below it. */
+export function optionalInt(
+  settings: ReadonlyMap<string, string>,
+  name: string,
+  check: (value: number) => boolean,
+  message: string,
+): number | undefined {
+  const text = settings.get(name);
+  if (text === undefined) return undefined;
+  const value = readInt(name, text);
+  if (!check(value)) throw invalidArgument(message);
+  return value;
+}
+
+export function optionalFloat(
+  settings: ReadonlyMap<string, string>,
+  name: string,
+  check: (value: number) => boolean,
+  message: string,
+): number | undefined {
+  const text = settings.get(name);
+  if (text === undefined) return undefined;
+  const value = readFloat(name, text);
+  if (!check(value)) throw invalidArgument(message);
+  return value;
+}
+
+/** One of a fixed set of words, with Katib's "not supported" message otherwise. */
+export function optionalChoice<T extends string>(
+  settings: ReadonlyMap<string, string>,
+  name: string,
+  choices: readonly T[],
+  message: (value: string) => string,
+): T | undefined {
+  const text = settings.get(name);
+  if (text === undefined) return undefined;
+  if (!(choices as readonly string[]).includes(text)) throw invalidArgument(message(text));
+  return text as T;
+}
