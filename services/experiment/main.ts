@@ -22,6 +22,7 @@ import { startPersistenceWorker } from './adapters/persistence-worker.ts';
 import { openPostgresObservationStore } from './adapters/postgres-observation-store.ts';
 import { createReadBarrier } from './adapters/read-barrier.ts';
 import { openSqliteObservationStore } from './adapters/sqlite-observation-store.ts';
+import { createSuggestionHandlers } from './adapters/suggestion-grpc.ts';
 import type { ObservationStore } from './ports.ts';
 import { readExperimentSettings } from './settings.ts';
 
@@ -52,7 +53,15 @@ try {
   const admin = kafka.admin();
   await admin.connect();
   lifecycle.onStop('kafka admin', () => admin.disconnect());
-  await ensureTopics(admin, [TOPICS.observations, dlqOf(TOPICS.observations)], logger);
+  await ensureTopics(
+    admin,
+    [
+      TOPICS.observations,
+      dlqOf(TOPICS.observations),
+      ...(settings.services.includes('suggestion') ? [TOPICS.suggestions] : []),
+    ],
+    logger,
+  );
 
   const catalog = loadCatalog();
   const producer = await createEventProducer({ kafka, catalog });
@@ -100,6 +109,15 @@ try {
       implementation: createDbManagerHandlers({ producer, store, barrier, clock: systemClock, logger }),
     });
     healthNames.push('api.v1.beta1.DBManager');
+  }
+
+  if (settings.services.includes('suggestion')) {
+    hosted.push({
+      definition: lookupService(root, 'api.v1.beta1.Suggestion').service,
+      implementation: createSuggestionHandlers({ producer, clock: systemClock, logger }),
+    });
+    // Katib's suggestion pods are probed as manager.v1beta1.Suggestion.
+    healthNames.push('api.v1.beta1.Suggestion', 'manager.v1beta1.Suggestion');
   }
 
   const health = createHealthService();
