@@ -1,0 +1,87 @@
+// How a running trial is judged against issued rules, the way Katib's metrics collector does it:
+// each rule is checked once, at the `start_step`-th value of its metric; for the objective metric
+// the value compared is the best so far (max when maximising, min otherwise), for any other metric
+// the value itself; comparisons are strict; the trial stops when every rule of the set holds.
+//
+// Our addition: rules are issued over time, so a rule set only judges a value reported at or after
+// the set was issued (Katib fixes rules on a trial when it creates it, which has the same effect).
+
+import { parseFinite } from '../suggestion/numbers.ts';
+import type { Comparison, ObjectiveType, StoppingRule } from './medianstop.ts';
+
+/** One numeric value of a metric, in report order, with when its report was acknowledged. */
+export interface Sample {
+  readonly atMs: number;
+  readonly value: number;
+}
+
+export interface IssuedRules {
+  readonly issuedAtMs: number;
+  readonly objectiveMetric: string;
+  readonly objectiveType: ObjectiveType;
+  readonly rules: readonly StoppingRule[];
+}
+
+export interface Verdict {
+  readonly rules: IssuedRules;
+  /** Why, for the status message: each rule with the value it compared. */
+  readonly evidence: string;
+}
+
+const holds = (value: number, comparison: Comparison, threshold: number): boolean =>
+  comparison === 'LESS'
+    ? value < threshold
+    : comparison === 'GREATER'
+      ? value > threshold
+      : value === threshold;
+
+interface Compared {
+  readonly value: number;
+  /** When the step's value was reported. */
+  readonly atMs: number;
+}
+
+/** What a rule compares at its step, or undefined before the step is reached. */
+function compared(rule: StoppingRule, set: IssuedRules, samples: readonly Sample[]): Compared | undefined {
+  const step = Math.max(rule.startStep, 1);
+  if (samples.length < step) return undefined;
+  const atMs = samples[step - 1]!.atMs;
+  if (rule.name !== set.objectiveMetric) return { value: samples[step - 1]!.value, atMs };
+  let best = samples[0]!.value;
+  for (let i = 1; i < step; i++) {
+    const value = samples[i]!.value;
+    best = set.objectiveType === 'MAXIMIZE' ? Math.max(best, value) : Math.min(best, value);
+  }
+  return { value: best, atMs };
+}
+
+/**
+ * Stops the trial when some rule set holds in full, judged on values reported while that set was
+ * the one in force (issued at or before them, and not yet replaced by a newer set).
+ *
+ * @param ruleSets the experiment's sets, oldest first
+ */
+export function judge(
+  samplesOf: (metric: string) => readonly Sample[],
+  ruleSets: readonly IssuedRules[],
+): Verdict | undefined {
+  for (const [index, set] of ruleSets.entries()) {
+    if (set.rules.length === 0) continue;
+    const replacedAtMs = ruleSets[index + 1]?.issuedAtMs ?? Number.POSITIVE_INFINITY;
+    const evidence: string[] = [];
+    const allHold = set.rules.every((rule) => {
+      const threshold = parseFinite(rule.value);
+      const seen = compared(rule, set, samplesOf(rule.name));
+      if (threshold === undefined || seen === undefined) return false;
+      if (seen.atMs < set.issuedAtMs || seen.atMs >= replacedAtMs) return false;
+      if (!holds(seen.value, rule.comparison, threshold)) return false;
+      const what = rule.name === set.objectiveMetric ? `best ${rule.name}` : rule.name;
+      evidence.push(
+        `${what} ${seen.value} at step ${rule.startStep} is ${rule.comparison.toLowerCase()} than ${rule.value}`,
+      );
+      return true;
+    });
+    if (allHold) return { rules: set, evidence: evidence.join('; ') };
+  }
+  return undefined;
+}
