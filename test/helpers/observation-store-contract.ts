@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MetricLogRow, ObservationChange, ObservationStore } from '../../services/experiment/ports.ts';
+import type {
+  MetricLogRow,
+  ObservationChange,
+  ObservationStore,
+  TrialStatusRecord,
+} from '../../services/experiment/ports.ts';
 
 const BASE = Date.UTC(2026, 0, 1);
 
@@ -21,6 +26,24 @@ export const reported = (trialName: string, logs: readonly MetricLogRow[], event
   ({ kind: 'reported', eventId, trialName, logs }) as const satisfies ObservationChange;
 export const deleted = (trialName: string, eventId = randomUUID()) =>
   ({ kind: 'deleted', eventId, trialName }) as const satisfies ObservationChange;
+export const status = (
+  trialName: string,
+  fields: Partial<Omit<TrialStatusRecord, 'trialName'>> = {},
+  eventId = randomUUID(),
+) =>
+  ({
+    kind: 'status',
+    eventId,
+    trialName,
+    condition: 'EARLYSTOPPED',
+    reason: 'TrialEarlyStopped',
+    message: 'Trial is early stopped',
+    changedAtMs: BASE,
+    ...fields,
+  }) as const satisfies ObservationChange;
+/** What `trialStatus` answers for a `status` change. */
+const recordOf = ({ kind: _, eventId: __, ...record }: ReturnType<typeof status>): TrialStatusRecord =>
+  record;
 const trial = (prefix: string): string => `${prefix}-${randomUUID()}`;
 
 /**
@@ -197,6 +220,91 @@ export function describeObservationStoreContract(name: string, open: () => Promi
       }
     });
 
+    it('keeps the latest status of a trial: a later change replaces it, in a batch and across calls', async () => {
+      const t = trial('status');
+      const other = trial('status-other');
+      const running = status(t, { condition: 'RUNNING', reason: 'TrialRunning', message: '' });
+      const stopped = status(t, { changedAtMs: BASE + 1_500 });
+      expect(await store.apply([running, status(other, { condition: 'SUCCEEDED' }), stopped])).toBe(3);
+      expect(await store.trialStatus(t)).toEqual(recordOf(stopped));
+      expect((await store.trialStatus(other))?.condition).toBe('SUCCEEDED');
+
+      // Later in partition order wins, whatever its time says.
+      const older = status(t, { condition: 'FAILED', reason: 'r,"q"', message: "it's\n试", changedAtMs: 7 });
+      expect(await store.apply([older])).toBe(1);
+      expect(await store.trialStatus(t)).toEqual(recordOf(older));
+      expect((await store.trialStatus(other))?.condition).toBe('SUCCEEDED');
+    });
+
+    it('applies a status event id once: redelivery and duplicates in a batch', async () => {
+      const t = trial('status-redelivery');
+      const first = status(t, { condition: 'RUNNING' });
+      const second = status(t);
+      expect(await store.apply([first, first])).toBe(1);
+      expect(await store.apply([second, second])).toBe(1);
+      // A redelivered earlier status must not bring the trial back to it.
+      expect(await store.apply([first])).toBe(0);
+      expect(await store.apply([second, first])).toBe(0);
+      expect(await store.trialStatus(t)).toEqual(recordOf(second));
+    });
+
+    it('applies no status of a failed batch and stays usable', async () => {
+      const t = trial('status-failed');
+      const good = status(t);
+      const badStatus = status(trial('status-bad'), { condition: null as unknown as string });
+      const badLog = reported(trial('log-bad'), [
+        { time: at(1), metricName: null as unknown as string, value: '1' },
+      ]);
+      await store.apply([status(t, { condition: 'RUNNING' })]);
+      for (const bad of [badStatus, badLog]) {
+        await expect(store.apply([good, reported(t, [log(at(1), 'm', '1')]), bad])).rejects.toMatchObject({
+          code: 'INTERNAL',
+          retriable: false,
+        });
+      }
+      expect((await store.trialStatus(t))?.condition).toBe('RUNNING');
+      expect(await store.trialStatus(badStatus.trialName)).toBeUndefined();
+      expect(await store.query({ trialName: t })).toEqual([]);
+      expect(await store.apply([good])).toBe(1);
+      expect(await store.trialStatus(t)).toEqual(recordOf(good));
+    });
+
+    it('knows a trial by its logs or its status; an unknown trial has no status', async () => {
+      const unknown = trial('status-unknown');
+      expect(await store.trialStatus(unknown)).toBeUndefined();
+      expect(await store.knowsTrial(unknown)).toBe(false);
+
+      const byLogs = trial('known-by-logs');
+      await store.apply([reported(byLogs, [log(at(1), 'm', '1')])]);
+      expect(await store.knowsTrial(byLogs)).toBe(true);
+      expect(await store.trialStatus(byLogs)).toBeUndefined();
+
+      const byStatus = trial('known-by-status');
+      await store.apply([status(byStatus)]);
+      expect(await store.knowsTrial(byStatus)).toBe(true);
+      expect(await store.query({ trialName: byStatus })).toEqual([]);
+
+      // An empty report or a delete leaves nothing to know the trial by.
+      const empty = trial('status-empty');
+      await store.apply([reported(empty, []), deleted(empty)]);
+      expect(await store.knowsTrial(empty)).toBe(false);
+      expect(await store.knowsTrial(byLogs.toUpperCase())).toBe(false);
+    });
+
+    it('keeps the status when the logs are deleted, and forgets a trial whose logs go without one', async () => {
+      const t = trial('status-delete');
+      const stopped = status(t);
+      await store.apply([reported(t, [log(at(1), 'm', '1')]), stopped, deleted(t)]);
+      expect(await store.query({ trialName: t })).toEqual([]);
+      expect(await store.trialStatus(t)).toEqual(recordOf(stopped));
+      expect(await store.knowsTrial(t)).toBe(true);
+
+      const logsOnly = trial('logs-delete');
+      await store.apply([reported(logsOnly, [log(at(1), 'm', '1')])]);
+      await store.apply([deleted(logsOnly)]);
+      expect(await store.knowsTrial(logsOnly)).toBe(false);
+    });
+
     it('answers ping while open and rejects with UNAVAILABLE after close', async () => {
       const other = await open();
       await other.ping();
@@ -204,6 +312,8 @@ export function describeObservationStoreContract(name: string, open: () => Promi
       await expect(other.ping()).rejects.toMatchObject({ code: 'UNAVAILABLE', retriable: true });
       await expect(other.query({ trialName: 'x' })).rejects.toMatchObject({ code: 'UNAVAILABLE' });
       await expect(other.apply([deleted('x')])).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+      await expect(other.trialStatus('x')).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+      await expect(other.knowsTrial('x')).rejects.toMatchObject({ code: 'UNAVAILABLE' });
       await other.close();
       await store.ping();
     });

@@ -3,7 +3,13 @@ import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { openPostgresObservationStore } from '../../services/experiment/adapters/postgres-observation-store.ts';
 import { silentLogger } from '../../shared/logger.ts';
-import { describeObservationStoreContract } from '../helpers/observation-store-contract.ts';
+import {
+  at,
+  describeObservationStoreContract,
+  log,
+  reported,
+  status,
+} from '../helpers/observation-store-contract.ts';
 
 const URL = inject('infra').POSTGRES_URL;
 const schemaName = (prefix: string): string => `${prefix}_${randomBytes(5).toString('hex')}`;
@@ -39,7 +45,7 @@ describe('PostgreSQL observation store', () => {
         const versions = await client.query(
           `SELECT version FROM ${pg.escapeIdentifier(schema)}.schema_version ORDER BY version`,
         );
-        expect(versions.rows).toEqual([{ version: 1 }]);
+        expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
         const collation = await client.query(
           `SELECT collation_name FROM information_schema.columns
            WHERE table_schema = $1 AND table_name = 'observation_logs' AND column_name = 'time'`,
@@ -51,6 +57,35 @@ describe('PostgreSQL observation store', () => {
       }
     } finally {
       await Promise.all(stores.map((store) => store.close()));
+    }
+  });
+
+  it('upgrades a version 1 schema: adds trial statuses and keeps the logs and applied event ids', async () => {
+    const schema = schemaName('test_observations_upgrade');
+    created.push(schema);
+    const open = () => openPostgresObservationStore({ url: URL, schema, poolSize: 1, logger: silentLogger });
+    const change = reported('t', [log(at(1), 'm', '1')]);
+    const old = await open();
+    await old.apply([change]);
+    await old.close();
+    // Back to what a version 1 program left behind.
+    const client = new pg.Client({ connectionString: URL });
+    await client.connect();
+    try {
+      const s = pg.escapeIdentifier(schema);
+      await client.query(`DROP TABLE ${s}.trial_statuses; DELETE FROM ${s}.schema_version WHERE version > 1`);
+    } finally {
+      await client.end();
+    }
+
+    const upgraded = await open();
+    try {
+      expect(await upgraded.apply([change])).toBe(0);
+      expect(await upgraded.query({ trialName: 't' })).toEqual([log(at(1), 'm', '1')]);
+      expect(await upgraded.apply([status('t')])).toBe(1);
+      expect((await upgraded.trialStatus('t'))?.condition).toBe('EARLYSTOPPED');
+    } finally {
+      await upgraded.close();
     }
   });
 

@@ -1,7 +1,13 @@
 import pg from 'pg';
 import { AppError, internal, unavailable } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
-import type { MetricLogRow, ObservationChange, ObservationQuery, ObservationStore } from '../ports.ts';
+import type {
+  MetricLogRow,
+  ObservationChange,
+  ObservationQuery,
+  ObservationStore,
+  TrialStatusRecord,
+} from '../ports.ts';
 
 export interface PostgresObservationStoreOptions {
   /** `postgres://user:password@host:port/database` */
@@ -31,6 +37,14 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
     CREATE INDEX observation_logs_trial_metric_time ON ${s}.observation_logs (trial_name, metric_name, time, id);
     CREATE INDEX observation_logs_trial_time ON ${s}.observation_logs (trial_name, time, id);
     CREATE TABLE ${s}.applied_events (event_id text PRIMARY KEY);`,
+  (s) => `
+    CREATE TABLE ${s}.trial_statuses (
+      trial_name text COLLATE "C" PRIMARY KEY,
+      condition text NOT NULL,
+      reason text NOT NULL,
+      message text NOT NULL,
+      changed_at_ms bigint NOT NULL
+    );`,
 ];
 
 /** Rows per insert statement: bounds message size; arrays have no parameter-count limit. */
@@ -113,6 +127,43 @@ export async function openPostgresObservationStore(
       }
     },
 
+    async trialStatus(trialName: string): Promise<TrialStatusRecord | undefined> {
+      await ready('read a trial status');
+      try {
+        const result = await pool.query<{
+          condition: string;
+          reason: string;
+          message: string;
+          changed_at_ms: string;
+        }>({
+          name: 'trial_status',
+          text: `SELECT condition, reason, message, changed_at_ms FROM ${s}.trial_statuses WHERE trial_name = $1`,
+          values: [trialName],
+        });
+        const row = result.rows[0];
+        if (row === undefined) return undefined;
+        const { condition, reason, message } = row;
+        return { trialName, condition, reason, message, changedAtMs: Number(row.changed_at_ms) };
+      } catch (error) {
+        throw fail('read a trial status', error);
+      }
+    },
+
+    async knowsTrial(trialName: string): Promise<boolean> {
+      await ready('look up a trial');
+      try {
+        const result = await pool.query<{ known: boolean }>({
+          name: 'trial_known',
+          text: `SELECT EXISTS (SELECT 1 FROM ${s}.trial_statuses WHERE trial_name = $1)
+                     OR EXISTS (SELECT 1 FROM ${s}.observation_logs WHERE trial_name = $1) AS known`,
+          values: [trialName],
+        });
+        return result.rows[0]?.known === true;
+      } catch (error) {
+        throw fail('look up a trial', error);
+      }
+    },
+
     async ping(): Promise<void> {
       await ready('ping');
       try {
@@ -166,11 +217,17 @@ async function applyChanges(client: pg.PoolClient, s: string, changes: readonly 
     });
     pending = [[], [], [], []];
   };
+  // Statuses touch no log, so they are written together at the end; the last one of a trial wins.
+  const statuses = new Map<string, TrialStatusRecord>();
   let applied = 0;
   for (const change of changes) {
     // Deleting from the set skips a second occurrence of the same eventId within this batch.
     if (!fresh.delete(change.eventId)) continue;
     applied += 1;
+    if (change.kind === 'status') {
+      statuses.set(change.trialName, change);
+      continue;
+    }
     if (change.kind === 'deleted') {
       await flush();
       await client.query({
@@ -189,7 +246,26 @@ async function applyChanges(client: pg.PoolClient, s: string, changes: readonly 
     }
   }
   await flush();
+  if (statuses.size > 0) await upsertStatuses(client, s, [...statuses.values()]);
   return applied;
+}
+
+/** One statement for the batch's statuses; the trials must be distinct (ON CONFLICT updates a row once). */
+async function upsertStatuses(client: pg.PoolClient, s: string, statuses: readonly TrialStatusRecord[]) {
+  await client.query({
+    name: 'trial_status_upsert',
+    text: `INSERT INTO ${s}.trial_statuses (trial_name, condition, reason, message, changed_at_ms)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])
+           ON CONFLICT (trial_name) DO UPDATE SET condition = EXCLUDED.condition, reason = EXCLUDED.reason,
+             message = EXCLUDED.message, changed_at_ms = EXCLUDED.changed_at_ms`,
+    values: [
+      statuses.map((status) => status.trialName),
+      statuses.map((status) => status.condition),
+      statuses.map((status) => status.reason),
+      statuses.map((status) => status.message),
+      statuses.map((status) => status.changedAtMs),
+    ],
+  });
 }
 
 /** Brings the schema to the newest version; the advisory lock serializes concurrent starts. */

@@ -2,7 +2,13 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { AppError, internal, unavailable } from '../../../shared/errors.ts';
-import type { MetricLogRow, ObservationChange, ObservationQuery, ObservationStore } from '../ports.ts';
+import type {
+  MetricLogRow,
+  ObservationChange,
+  ObservationQuery,
+  ObservationStore,
+  TrialStatusRecord,
+} from '../ports.ts';
 
 export interface SqliteObservationStoreOptions {
   /** Database file; its folder is created if missing. */
@@ -26,6 +32,13 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX observation_logs_trial_metric_time ON observation_logs (trial_name, metric_name, time, id);
    CREATE INDEX observation_logs_trial_time ON observation_logs (trial_name, time, id);
    CREATE TABLE applied_events (event_id TEXT PRIMARY KEY);`,
+  `CREATE TABLE trial_statuses (
+     trial_name TEXT PRIMARY KEY,
+     condition TEXT NOT NULL,
+     reason TEXT NOT NULL,
+     message TEXT NOT NULL,
+     changed_at_ms INTEGER NOT NULL
+   );`,
 ];
 
 /** SQLite primary result codes that mean "try again later" rather than "bad data". */
@@ -58,6 +71,18 @@ export function openSqliteObservationStore(options: SqliteObservationStoreOption
     'INSERT INTO observation_logs (trial_name, time, metric_name, value) VALUES (?, ?, ?, ?)',
   );
   const deleteTrial = db.prepare('DELETE FROM observation_logs WHERE trial_name = ?');
+  const upsertStatus = db.prepare(
+    `INSERT INTO trial_statuses (trial_name, condition, reason, message, changed_at_ms) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (trial_name) DO UPDATE SET condition = excluded.condition, reason = excluded.reason,
+       message = excluded.message, changed_at_ms = excluded.changed_at_ms`,
+  );
+  const selectStatus = db.prepare(
+    'SELECT condition, reason, message, changed_at_ms FROM trial_statuses WHERE trial_name = ?',
+  );
+  const selectKnown = db.prepare(
+    `SELECT EXISTS (SELECT 1 FROM trial_statuses WHERE trial_name = ?1)
+         OR EXISTS (SELECT 1 FROM observation_logs WHERE trial_name = ?1) AS known`,
+  );
   const ping = db.prepare('SELECT 1');
   /** One statement per combination of filters (bit 0 metric, bit 1 from, bit 2 to), prepared once. */
   const queries = new Map<number, StatementSync>();
@@ -96,11 +121,14 @@ export function openSqliteObservationStore(options: SqliteObservationStoreOption
         for (const change of changes) {
           if (Number(insertEvent.run(change.eventId).changes) === 0) continue;
           applied += 1;
-          if (change.kind === 'deleted') {
-            deleteTrial.run(change.trialName);
-            continue;
+          if (change.kind === 'deleted') deleteTrial.run(change.trialName);
+          else if (change.kind === 'status') {
+            const { trialName, condition, reason, message, changedAtMs } = change;
+            upsertStatus.run(trialName, condition, reason, message, changedAtMs);
+          } else {
+            for (const log of change.logs)
+              insertLog.run(change.trialName, log.time, log.metricName, log.value);
           }
-          for (const log of change.logs) insertLog.run(change.trialName, log.time, log.metricName, log.value);
         }
         db.exec('COMMIT');
       } catch (error) {
@@ -125,6 +153,32 @@ export function openSqliteObservationStore(options: SqliteObservationStoreOption
           }));
       } catch (error) {
         throw fail('query', error);
+      }
+    },
+
+    async trialStatus(trialName: string): Promise<TrialStatusRecord | undefined> {
+      ensureOpen('read a trial status');
+      try {
+        const row = selectStatus.get(trialName);
+        if (row === undefined) return undefined;
+        return {
+          trialName,
+          condition: String(row.condition),
+          reason: String(row.reason),
+          message: String(row.message),
+          changedAtMs: Number(row.changed_at_ms),
+        };
+      } catch (error) {
+        throw fail('read a trial status', error);
+      }
+    },
+
+    async knowsTrial(trialName: string): Promise<boolean> {
+      ensureOpen('look up a trial');
+      try {
+        return Number(selectKnown.get(trialName)?.known) === 1;
+      } catch (error) {
+        throw fail('look up a trial', error);
       }
     },
 

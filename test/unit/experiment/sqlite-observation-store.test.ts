@@ -9,6 +9,7 @@ import {
   describeObservationStoreContract,
   log,
   reported,
+  status,
 } from '../../helpers/observation-store-contract.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'sqlite-observation-store-'));
@@ -33,6 +34,7 @@ describe('SQLite observation store', () => {
     try {
       expect(db.prepare('SELECT version FROM schema_version ORDER BY version').all()).toEqual([
         expect.objectContaining({ version: 1 }),
+        expect.objectContaining({ version: 2 }),
       ]);
       expect(db.prepare('PRAGMA journal_mode').get()).toEqual(
         expect.objectContaining({ journal_mode: 'wal' }),
@@ -53,6 +55,28 @@ describe('SQLite observation store', () => {
     expect(await again.apply([change])).toBe(0);
     expect(await again.query({ trialName: 't' })).toEqual([log(at(1), 'm', '1'), log(at(2), 'm', '2')]);
     await again.close();
+  });
+
+  it('upgrades a version 1 file: adds trial statuses and keeps the logs and applied event ids', async () => {
+    const file = join(folder, 'upgrade.db');
+    const change = reported('t', [log(at(1), 'm', '1')]);
+    const old = openSqliteObservationStore({ file });
+    await old.apply([change]);
+    await old.close();
+    // Back to what a version 1 program left behind.
+    const db = new DatabaseSync(file);
+    db.exec('DROP TABLE trial_statuses; DELETE FROM schema_version WHERE version > 1;');
+    db.close();
+
+    const upgraded = openSqliteObservationStore({ file });
+    try {
+      expect(await upgraded.apply([change])).toBe(0);
+      expect(await upgraded.query({ trialName: 't' })).toEqual([log(at(1), 'm', '1')]);
+      expect(await upgraded.apply([status('t')])).toBe(1);
+      expect((await upgraded.trialStatus('t'))?.condition).toBe('EARLYSTOPPED');
+    } finally {
+      await upgraded.close();
+    }
   });
 
   it('refuses a file whose schema is newer than this program', async () => {
