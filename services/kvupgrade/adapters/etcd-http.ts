@@ -1,0 +1,142 @@
+import { AppError, unavailable } from '../../../shared/errors.ts';
+import type { ClusterMember, EtcdClient, MemberStatus } from '../ports.ts';
+import { parseJsonLossless, uint64Text } from './lossless-json.ts';
+
+/** Where the probe key lives: a read of it proves the quorum without touching user data. */
+const PROBE_KEY = Buffer.from('kvupgrade/probe').toString('base64');
+
+export class EtcdAuthRequiredError extends AppError {
+  readonly authRequired = true;
+  constructor(url: string, message: string) {
+    super('FAILED_PRECONDITION', `${url}: auth is enabled (${message})`);
+    this.name = 'EtcdAuthRequiredError';
+  }
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * The HTTP side of an etcd member: /health, /version, /metrics and the v3 JSON gateway (`/v3/...`,
+ * present on 3.4 and 3.5). IDs stay decimal strings. With credentials, gateway calls carry a token
+ * from `/v3/auth/authenticate`, fetched again when the member says it is no longer valid.
+ */
+export function createEtcdHttp(options: {
+  readonly timeoutMs: number;
+  readonly credentials?: { readonly user: string; readonly password: string };
+}): EtcdClient {
+  const { timeoutMs, credentials } = options;
+  const tokens = new Map<string, string>();
+
+  async function request(
+    url: string,
+    path: string,
+    init: RequestInit = {},
+  ): Promise<{ status: number; body: string }> {
+    try {
+      const response = await fetch(`${url}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+      return { status: response.status, body: await response.text() };
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+      throw unavailable(
+        `${url}${path}: ${cause === 'TimeoutError' ? `no answer in ${timeoutMs} ms` : cause}`,
+        error,
+      );
+    }
+  }
+
+  async function authenticate(url: string): Promise<string | undefined> {
+    if (!credentials) return undefined;
+    const cached = tokens.get(url);
+    if (cached) return cached;
+    const { status, body } = await request(url, '/v3/auth/authenticate', {
+      method: 'POST',
+      body: JSON.stringify({ name: credentials.user, password: credentials.password }),
+    });
+    const token = (parseJsonLossless(body) as Json).token;
+    if (status !== 200 || typeof token !== 'string')
+      throw new EtcdAuthRequiredError(url, `authenticate as ${credentials.user}: ${errorText(body)}`);
+    tokens.set(url, token);
+    return token;
+  }
+
+  async function gateway(url: string, path: string, payload: object, retried = false): Promise<Json> {
+    const token = await authenticate(url);
+    const { status, body } = await request(url, path, {
+      method: 'POST',
+      headers: token ? { Authorization: token } : {},
+      body: JSON.stringify(payload),
+    });
+    if (status === 200) return parseJsonLossless(body) as Json;
+    const message = errorText(body);
+    if (/invalid auth token|user name is empty|auth: revision/.test(message)) {
+      tokens.delete(url);
+      if (credentials && !retried) return gateway(url, path, payload, true);
+      throw new EtcdAuthRequiredError(url, message);
+    }
+    throw unavailable(`${url}${path}: HTTP ${status}: ${message}`);
+  }
+
+  const number = (value: unknown): number => Number(uint64Text(value) ?? Number.NaN);
+
+  return {
+    async health(url) {
+      const { status, body } = await request(url, '/health');
+      if (status !== 200) throw unavailable(`${url}/health: HTTP ${status}: ${body.trim()}`);
+      const health = (parseJsonLossless(body) as Json).health;
+      return health === 'true' || health === true;
+    },
+    async version(url) {
+      const { status, body } = await request(url, '/version');
+      const json = status === 200 ? (parseJsonLossless(body) as Json) : {};
+      if (typeof json.etcdserver !== 'string' || typeof json.etcdcluster !== 'string') {
+        throw unavailable(`${url}/version: HTTP ${status}: ${body.trim()}`);
+      }
+      return { server: json.etcdserver, cluster: json.etcdcluster };
+    },
+    async isLeader(url) {
+      const { status, body } = await request(url, '/metrics');
+      const match = /^etcd_server_is_leader (\S+)$/m.exec(body);
+      if (status !== 200 || !match)
+        throw unavailable(`${url}/metrics: HTTP ${status}, no etcd_server_is_leader`);
+      return Number(match[1]) === 1;
+    },
+    async quorumRead(url) {
+      const json = await gateway(url, '/v3/kv/range', { key: PROBE_KEY, serializable: false });
+      return { revision: number((json.header as Json | undefined)?.revision) };
+    },
+    async status(url): Promise<MemberStatus> {
+      const json = await gateway(url, '/v3/maintenance/status', {});
+      const header = (json.header ?? {}) as Json;
+      return {
+        memberId: uint64Text(header.member_id) ?? '',
+        leaderId: uint64Text(json.leader) ?? '',
+        revision: number(header.revision),
+        raftIndex: number(json.raftIndex),
+        version: String(json.version ?? ''),
+      };
+    },
+    async memberList(url): Promise<ClusterMember[]> {
+      const json = await gateway(url, '/v3/cluster/member/list', {});
+      const members = Array.isArray(json.members) ? (json.members as Json[]) : [];
+      return members.map((m) => ({
+        id: uint64Text(m.ID) ?? '',
+        name: typeof m.name === 'string' ? m.name : '',
+        peerUrls: Array.isArray(m.peerURLs) ? m.peerURLs.map(String) : [],
+        clientUrls: Array.isArray(m.clientURLs) ? m.clientURLs.map(String) : [],
+      }));
+    },
+    async moveLeader(leaderUrl, targetId) {
+      await gateway(leaderUrl, '/v3/maintenance/transfer-leadership', { targetID: targetId });
+    },
+  };
+}
+
+/** The gateway's error text: 3.4 sends `error` and `message`, 3.5 only `message`. */
+function errorText(body: string): string {
+  try {
+    const json = JSON.parse(body) as Json;
+    return String(json.message ?? json.error ?? body).trim();
+  } catch {
+    return body.trim();
+  }
+}

@@ -1,0 +1,22 @@
+import type { Clock } from '../../../shared/clock.ts';
+import type { Logger } from '../../../shared/logger.ts';
+import type { ClusterSpec } from '../domain/cluster-spec.ts';
+import type { EventContext, UpgradeProgress } from '../domain/progress.ts';
+import type { EtcdClient, MemberDriver, ProgressLog, SnapshotTool } from '../ports.ts';
+
+/** What the orchestrator works with; main.ts builds it, tests may swap any part. */
+export interface OrchestratorDeps {
+  readonly spec: ClusterSpec;
+  readonly etcd: EtcdClient;
+  readonly driver: MemberDriver;
+  readonly snapshots: SnapshotTool;
+  readonly progress: ProgressLog;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly events: EventContext;
+  readonly sleep: (ms: number) => Promise<void>;
+  /** Sees every event once it is acknowledged (the CLI prints them). */
+  readonly onEvent: (event: UpgradeProgress) => void;
+}
+
+export type GateDeps = Pick<OrchestratorDeps, 'spec' | 'etcd' | 'driver' | 'clock' | 'sleep'>;

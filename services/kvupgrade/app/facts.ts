@@ -1,0 +1,90 @@
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { binaryVersion } from '../adapters/etcd-tools.ts';
+import type { ClusterSpec, MemberSpec } from '../domain/cluster-spec.ts';
+import type { ClusterFacts, MemberFacts, ToolFacts } from '../domain/plan.ts';
+import type { EtcdClient } from '../ports.ts';
+
+const message = (error: unknown) => (error as Error).message ?? String(error);
+
+async function settle<T>(
+  work: Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; error: string; authRequired: boolean }> {
+  try {
+    return { ok: true, value: await work };
+  } catch (error) {
+    return {
+      ok: false,
+      error: message(error),
+      authRequired: (error as { authRequired?: boolean }).authRequired === true,
+    };
+  }
+}
+
+/** The newest v2 store snapshot (`member/snap/<term>-<index>.snap`, fixed-width hex names) in bytes. */
+async function v2SnapshotBytes(member: MemberSpec): Promise<number | undefined> {
+  const dir = join(member.dataDir, 'member', 'snap');
+  try {
+    const snaps = (await readdir(dir)).filter((f) => f.endsWith('.snap')).sort();
+    return snaps.length === 0 ? 0 : (await stat(join(dir, snaps.at(-1)!))).size;
+  } catch {
+    return undefined;
+  }
+}
+
+async function memberFacts(member: MemberSpec, etcd: EtcdClient, local: boolean): Promise<MemberFacts> {
+  const url = member.clientUrl;
+  const [health, version, leader, read, status, v2] = await Promise.all([
+    settle(etcd.health(url)),
+    settle(etcd.version(url)),
+    settle(etcd.isLeader(url)),
+    settle(etcd.quorumRead(url)),
+    settle(etcd.status(url)),
+    local ? v2SnapshotBytes(member) : Promise.resolve(undefined),
+  ]);
+  return {
+    name: member.name,
+    health: health.ok
+      ? health.value
+        ? { ok: true }
+        : { ok: false, error: '/health says false' }
+      : { ok: false, error: health.error },
+    version: version.ok ? { ok: true, ...version.value } : { ok: false, error: version.error },
+    isLeader: leader.ok ? leader.value : undefined,
+    quorumRead: read.ok
+      ? { ok: true, revision: read.value.revision }
+      : { ok: false, error: read.error, authRequired: read.authRequired },
+    memberId: status.ok ? status.value.memberId : undefined,
+    v2SnapshotBytes: v2,
+  };
+}
+
+/**
+ * Everything `plan` decides on, read from the members and the binaries; changes nothing. Binaries
+ * of the etcd servers are checked only with the local driver (the command driver's paths are remote).
+ */
+export async function gatherFacts(spec: ClusterSpec, etcd: EtcdClient): Promise<ClusterFacts> {
+  const local = spec.driver.kind === 'local';
+  const members = await Promise.all(spec.members.map((m) => memberFacts(m, etcd, local)));
+  let memberList: ClusterFacts['memberList'];
+  for (const m of spec.members) {
+    const list = await settle(etcd.memberList(m.clientUrl));
+    if (list.ok) {
+      memberList = list.value;
+      break;
+    }
+  }
+  const [current, target, etcdctl, etcdutl] = await Promise.all([
+    local ? binaryVersion(spec.binaries.current, ['--version']) : undefined,
+    local ? binaryVersion(spec.binaries.target, ['--version']) : undefined,
+    binaryVersion(spec.binaries.etcdctl, ['version']),
+    binaryVersion(spec.binaries.etcdutl, ['version']),
+  ]);
+  const tools: ToolFacts = {
+    ...(current ? { current } : {}),
+    ...(target ? { target } : {}),
+    etcdctl,
+    etcdutl,
+  };
+  return { members, memberList, tools };
+}

@@ -1,0 +1,91 @@
+import type { ClusterSpec } from '../domain/cluster-spec.ts';
+import type { UpgradeState } from '../domain/machine.ts';
+import { METRIC_RENAMES, type Plan, POINT_OF_NO_RETURN } from '../domain/plan.ts';
+import type { UpgradeProgress } from '../domain/progress.ts';
+
+const MARK = { pass: 'ok', warn: 'WARN', refuse: 'REFUSE', done: 'done' } as const;
+
+export function renderPlan(spec: ClusterSpec, plan: Plan): string {
+  const lines = [
+    `plan for cluster ${spec.name} (${spec.members.length} members): etcd ${plan.fromVersion ?? '?'} -> ${plan.toVersion}`,
+    '',
+  ];
+  for (const v of plan.verdicts) lines.push(`  [${MARK[v.status]}] ${v.check}: ${v.message}`);
+  lines.push('');
+  if (plan.outcome === 'done')
+    return [...lines, 'verdict: nothing to do, the cluster already runs 3.5', ''].join('\n');
+  if (plan.outcome === 'refuse') {
+    lines.push(
+      `verdict: REFUSED (${plan.verdicts.filter((v) => v.status === 'refuse').length} check(s) above)`,
+      '',
+    );
+  } else lines.push('verdict: ready to upgrade', '');
+  lines.push(
+    'what run will do:',
+    `  1. save a snapshot from the leader ${plan.leader ?? '(unknown)'} to ${spec.backupDir}/${spec.name}-<run id>.db and verify it (etcdutl snapshot status)`,
+    `  2. one member at a time, followers first, the leader last: ${plan.order.join(' -> ') || '(unknown)'}`,
+    `     stop (SIGINT, ${spec.options.stopTimeoutSeconds} s, then SIGKILL), start ${spec.binaries.target} with the same flags,`,
+    `     gate: /health, /version 3.5, quorum read, revision caught up (${spec.options.gateTimeoutSeconds} s)` +
+      (plan.pacingMs > 0 ? `; wait ${plan.pacingMs / 1000} s between members` : ''),
+    `     ${spec.options.transferLeadership ? 'leadership is moved to an upgraded member before the leader stops' : 'the leader hands leadership off itself on SIGINT'}`,
+    `  3. wait for the cluster version 3.5 (${spec.options.clusterVersionTimeoutSeconds} s) and check /version on every member`,
+    '',
+    `point of no return: ${POINT_OF_NO_RETURN}`,
+    '',
+    'metric renames for dashboards and alerts (old names are gone on 3.5):',
+    ...METRIC_RENAMES.map(([from, to]) => `  ${from} -> ${to}`),
+    '',
+  );
+  return lines.join('\n');
+}
+
+const time = (at: number | Date) => new Date(at).toISOString().slice(11, 23);
+
+/** One event as one line: time, phase, step, member, message. */
+export function renderEvent(e: UpgradeProgress): string {
+  const kind = e.kind === 'transition' ? '' : `${e.kind} `;
+  return `${time(e.occurred_at)} ${e.phase.padEnd(24)} ${kind}${e.step}${e.member ? ` [${e.member}]` : ''}: ${e.message}`;
+}
+
+export function renderStatus(state: UpgradeState, events: readonly UpgradeProgress[], tail = 15): string {
+  if (events.length === 0) return `no upgrade recorded for cluster ${state.cluster}\n`;
+  const sessions = new Set(events.filter((e) => e.run_id === state.runId).map((e) => e.session_id));
+  const lines = [
+    `cluster ${state.cluster}: ${state.phase}`,
+    `  run ${state.runId ?? '-'} (${sessions.size} session${sessions.size === 1 ? '' : 's'}), ${state.fromVersion ?? '?'} -> ${state.toVersion ?? '?'}`,
+    `  order: ${state.order.join(' -> ') || '-'}; upgraded: ${state.upgraded.join(', ') || 'none'}${state.current ? `; in progress: ${state.current}` : ''}`,
+  ];
+  if (state.snapshot)
+    lines.push(
+      `  snapshot: ${state.snapshot.path} (revision ${state.snapshot.revision}, ${state.snapshot.totalKeys} keys, from ${state.snapshot.member})`,
+    );
+  if (state.error) lines.push(`  error: ${state.error}`);
+  if (state.phase === 'completed')
+    lines.push(`  floor (stop-to-healthy + cluster version wait): ${(state.floorMs / 1000).toFixed(2)} s`);
+  const next = NEXT[state.phase];
+  if (next) lines.push(`  next: ${next}`);
+  lines.push(
+    '',
+    `last ${Math.min(tail, events.length)} of ${events.length} events:`,
+    ...events.slice(-tail).map((e) => `  ${renderEvent(e)}`),
+    '',
+  );
+  return lines.join('\n');
+}
+
+const NEXT: Partial<Record<UpgradeState['phase'], string>> = {
+  idle: 'kvupgrade plan, then run',
+  completed: 'nothing; `rollback` would restore the snapshot (losing later writes)',
+  'rolled-back': 'fix the cause, then plan and run again',
+  restored: 'plan and run again when ready',
+  failed: 'read the error; `rollback` puts 3.4 back (or restores the snapshot after the point of no return)',
+  checked: 'resume (or rollback)',
+  'snapshot-saved': 'resume (or rollback)',
+  stopping: 'resume (or rollback)',
+  'member-down': 'resume (or rollback)',
+  starting: 'resume (or rollback)',
+  'member-upgraded': 'resume (or rollback)',
+  'awaiting-cluster-version': 'resume',
+  'rolling-back': 'resume or rollback (finishes the rollback)',
+  restoring: 'resume or rollback (finishes the restore)',
+};

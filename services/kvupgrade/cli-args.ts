@@ -1,0 +1,86 @@
+import { parseArgs } from 'node:util';
+
+export const COMMANDS = ['plan', 'run', 'status', 'resume', 'rollback'] as const;
+export type Command = (typeof COMMANDS)[number];
+
+export interface CliOptions {
+  readonly command: Command;
+  readonly cluster: string;
+  /** Accept an auth-enabled cluster (plan and run). */
+  readonly allowAuth: boolean;
+  /** Confirms a rollback that restores the snapshot (writes after it are lost). */
+  readonly yes: boolean;
+}
+
+export const USAGE = `usage: kvupgrade <command> --cluster <file.yaml> [--allow-auth] [--yes]
+
+Rolling upgrade of an etcd cluster from 3.4 to 3.5, member by member, with every step recorded
+as an UpgradeProgress event on the kv.upgrade-progress topic (key: the cluster's name).
+
+commands:
+  plan       every pre-flight check with its verdict, the order, the snapshot, the point of no return; changes nothing
+  run        plan's checks, then snapshot from the leader, then each member (followers first, leader last);
+             rolls back to 3.4 by itself on a failure while any member still runs 3.4
+  status     where the cluster stands, from its events
+  resume     finishes an interrupted run (even a killed one) from its events
+  rollback   before the cluster version is 3.5: the 3.4 binary back on every upgraded member;
+             after it: restores the snapshot into new data folders (says what is lost; needs --yes)
+
+options:
+  --cluster <file>   the cluster file (members, binaries, driver, options)
+  --allow-auth       accept a cluster with auth enabled (see the hazard plan explains)
+  --yes              confirm a rollback by snapshot restore
+  -h, --help         print this text
+
+exit codes: 0 done, 1 failed (or rolled back), 2 bad arguments or cluster file, 3 refused by a check, 4 confirmation needed`;
+
+export type ParsedCli =
+  | { readonly kind: 'run'; readonly options: CliOptions }
+  | { readonly kind: 'help' }
+  | { readonly kind: 'error'; readonly message: string };
+
+/** Pure: the arguments after the script, as options or an error naming the bad argument. */
+export function parseCli(args: readonly string[]): ParsedCli {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(args);
+  } catch (error) {
+    return { kind: 'error', message: (error as Error).message };
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { kind: 'help' };
+  if (positionals.length === 0)
+    return { kind: 'error', message: `a command is required: one of ${COMMANDS.join(', ')}` };
+  const [command, ...extra] = positionals;
+  if (!(COMMANDS as readonly string[]).includes(command!)) {
+    return {
+      kind: 'error',
+      message: `unknown command ${JSON.stringify(command)}: one of ${COMMANDS.join(', ')}`,
+    };
+  }
+  if (extra.length > 0) return { kind: 'error', message: `unexpected argument ${JSON.stringify(extra[0])}` };
+  if (!values.cluster) return { kind: 'error', message: '--cluster <file.yaml> is required' };
+  return {
+    kind: 'run',
+    options: {
+      command: command as Command,
+      cluster: values.cluster,
+      allowAuth: values['allow-auth'] === true,
+      yes: values.yes === true,
+    },
+  };
+}
+
+function parse(args: readonly string[]) {
+  return parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      cluster: { type: 'string' },
+      'allow-auth': { type: 'boolean' },
+      yes: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}

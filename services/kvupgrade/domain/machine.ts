@@ -1,0 +1,351 @@
+import { AppError } from '../../../shared/errors.ts';
+
+/**
+ * The upgrade of one cluster as an explicit state machine. Phases map onto the spec's states:
+ *   idle, checked, snapshot-saved       all members 3.4, cluster version 3.4
+ *   stopping, member-down               a member is down (the others keep the quorum)
+ *   starting, member-upgraded           mixed cluster, cluster version stays 3.4
+ *   awaiting-cluster-version            all members 3.5; the leader flips the cluster version within ~4 s
+ *   completed                           cluster version 3.5: the point of no return
+ *   rolling-back, rolled-back           3.4 binary restored on every upgraded member (downgrade works)
+ *   restoring, restored                 after the point of no return: snapshot restored into new data folders
+ *   failed                              stopped; an operator decides (the event says why)
+ */
+export const PHASES = [
+  'idle',
+  'checked',
+  'snapshot-saved',
+  'stopping',
+  'member-down',
+  'starting',
+  'member-upgraded',
+  'awaiting-cluster-version',
+  'completed',
+  'rolling-back',
+  'rolled-back',
+  'restoring',
+  'restored',
+  'failed',
+] as const;
+export type Phase = (typeof PHASES)[number];
+
+/** Phases a run is in the middle of: `resume` continues from them, `run` refuses to start over them. */
+export const ACTIVE_PHASES: readonly Phase[] = Object.freeze([
+  'checked',
+  'snapshot-saved',
+  'stopping',
+  'member-down',
+  'starting',
+  'member-upgraded',
+  'awaiting-cluster-version',
+  'rolling-back',
+  'restoring',
+]);
+
+/** Phases in which some member may still run 3.4: the 3.4 binary can still be put back. */
+export const BEFORE_POINT_OF_NO_RETURN: readonly Phase[] = Object.freeze([
+  'checked',
+  'snapshot-saved',
+  'stopping',
+  'member-down',
+  'starting',
+  'member-upgraded',
+]);
+
+export interface SnapshotInfo {
+  readonly path: string;
+  readonly revision: number;
+  readonly hash: number;
+  readonly totalKeys: number;
+  readonly totalBytes: number;
+  readonly takenAt: number;
+  /** The member it was saved from (the leader at the time). */
+  readonly member: string;
+}
+
+export type Trigger =
+  | {
+      readonly type: 'checks-passed';
+      readonly runId: string;
+      readonly order: readonly string[];
+      readonly leader: string;
+      readonly fromVersion: string;
+      readonly toVersion: string;
+      readonly pacingMs: number;
+    }
+  | { readonly type: 'snapshot-saved'; readonly snapshot: SnapshotInfo; readonly elapsedMs: number }
+  | { readonly type: 'member-stopping'; readonly member: string; readonly leader: string | undefined }
+  | { readonly type: 'member-stopped'; readonly member: string; readonly elapsedMs: number }
+  | { readonly type: 'member-starting'; readonly member: string }
+  | {
+      readonly type: 'member-upgraded';
+      readonly member: string;
+      readonly version: string;
+      readonly elapsedMs: number;
+    }
+  | { readonly type: 'all-members-upgraded' }
+  | { readonly type: 'cluster-version-updated'; readonly clusterVersion: string; readonly elapsedMs: number }
+  | { readonly type: 'step-failed'; readonly member: string | undefined; readonly error: string }
+  | { readonly type: 'rollback-requested' }
+  | {
+      readonly type: 'member-rolled-back';
+      readonly member: string;
+      readonly version: string;
+      readonly elapsedMs: number;
+    }
+  | { readonly type: 'rollback-finished' }
+  | { readonly type: 'rollback-failed'; readonly member: string | undefined; readonly error: string }
+  | { readonly type: 'restore-started'; readonly lostRevisions: number | undefined }
+  | { readonly type: 'member-restored'; readonly member: string }
+  | { readonly type: 'restore-finished'; readonly elapsedMs: number }
+  | { readonly type: 'restore-failed'; readonly member: string | undefined; readonly error: string }
+  | { readonly type: 'resumed' };
+export type TriggerType = Trigger['type'];
+
+interface Transition {
+  readonly trigger: TriggerType;
+  readonly from: readonly Phase[];
+  readonly to: Phase;
+}
+
+/** Every legal edge. Anything else is refused by `transition`. */
+export const TRANSITIONS: readonly Transition[] = Object.freeze([
+  { trigger: 'checks-passed', from: ['idle', 'rolled-back', 'restored', 'failed'], to: 'checked' },
+  { trigger: 'snapshot-saved', from: ['checked'], to: 'snapshot-saved' },
+  { trigger: 'member-stopping', from: ['snapshot-saved', 'member-upgraded'], to: 'stopping' },
+  { trigger: 'member-stopped', from: ['stopping'], to: 'member-down' },
+  { trigger: 'member-starting', from: ['member-down'], to: 'starting' },
+  { trigger: 'member-upgraded', from: ['starting'], to: 'member-upgraded' },
+  { trigger: 'all-members-upgraded', from: ['member-upgraded'], to: 'awaiting-cluster-version' },
+  { trigger: 'cluster-version-updated', from: ['awaiting-cluster-version'], to: 'completed' },
+  { trigger: 'step-failed', from: BEFORE_POINT_OF_NO_RETURN, to: 'rolling-back' },
+  { trigger: 'step-failed', from: ['awaiting-cluster-version'], to: 'failed' },
+  { trigger: 'rollback-requested', from: [...BEFORE_POINT_OF_NO_RETURN, 'failed'], to: 'rolling-back' },
+  { trigger: 'member-rolled-back', from: ['rolling-back'], to: 'rolling-back' },
+  { trigger: 'rollback-finished', from: ['rolling-back'], to: 'rolled-back' },
+  { trigger: 'rollback-failed', from: ['rolling-back'], to: 'failed' },
+  { trigger: 'restore-started', from: ['completed', 'awaiting-cluster-version', 'failed'], to: 'restoring' },
+  { trigger: 'member-restored', from: ['restoring'], to: 'restoring' },
+  { trigger: 'restore-finished', from: ['restoring'], to: 'restored' },
+  { trigger: 'restore-failed', from: ['restoring'], to: 'failed' },
+  ...ACTIVE_PHASES.map((phase) => ({ trigger: 'resumed' as const, from: [phase], to: phase })),
+]);
+
+export interface UpgradeState {
+  readonly cluster: string;
+  readonly phase: Phase;
+  readonly runId: string | undefined;
+  readonly order: readonly string[];
+  readonly leader: string | undefined;
+  readonly fromVersion: string | undefined;
+  readonly toVersion: string | undefined;
+  readonly pacingMs: number;
+  /** The member being stopped, started or gated. */
+  readonly current: string | undefined;
+  /** Members that passed the gate on the new binary, in order. */
+  readonly upgraded: readonly string[];
+  /** Members put back on the old binary, or restored from the snapshot, in this rollback. */
+  readonly rolledBack: readonly string[];
+  readonly snapshot: SnapshotInfo | undefined;
+  readonly error: string | undefined;
+  /** When the current member began to stop: its stop-to-healthy time is measured from here. */
+  readonly stopStartedAt: number | undefined;
+  /** When the last member passed its gate: pacing counts from here. */
+  readonly lastUpgradedAt: number | undefined;
+  readonly startedAt: number | undefined;
+  readonly updatedAt: number | undefined;
+  /** Sum of each member's stop-to-healthy time plus the wait for the cluster version: the floor. */
+  readonly floorMs: number;
+}
+
+export const initialState = (cluster: string): UpgradeState => ({
+  cluster,
+  phase: 'idle',
+  runId: undefined,
+  order: [],
+  leader: undefined,
+  fromVersion: undefined,
+  toVersion: undefined,
+  pacingMs: 0,
+  current: undefined,
+  upgraded: [],
+  rolledBack: [],
+  snapshot: undefined,
+  error: undefined,
+  stopStartedAt: undefined,
+  lastUpgradedAt: undefined,
+  startedAt: undefined,
+  updatedAt: undefined,
+  floorMs: 0,
+});
+
+export class IllegalTransitionError extends AppError {
+  constructor(message: string) {
+    super('FAILED_PRECONDITION', message);
+    this.name = 'IllegalTransitionError';
+  }
+}
+
+/** The edge a trigger takes from a phase, or undefined when there is none. */
+export function edge(phase: Phase, trigger: TriggerType): Transition | undefined {
+  return TRANSITIONS.find((t) => t.trigger === trigger && t.from.includes(phase));
+}
+
+/** Pure: the state after `trigger` at time `at` (epoch ms); throws IllegalTransitionError on an illegal edge or guard. */
+export function transition(state: UpgradeState, trigger: Trigger, at: number): UpgradeState {
+  const found = edge(state.phase, trigger.type);
+  if (!found) throw new IllegalTransitionError(`${trigger.type} is not allowed in phase ${state.phase}`);
+  const guard = (ok: boolean, why: string) => {
+    if (!ok) throw new IllegalTransitionError(`${trigger.type} in phase ${state.phase}: ${why}`);
+  };
+  const next: UpgradeState = { ...state, phase: found.to, updatedAt: at };
+  switch (trigger.type) {
+    case 'checks-passed':
+      guard(
+        trigger.order.length > 0 && trigger.order.at(-1) === trigger.leader,
+        'the order must end with the leader',
+      );
+      return {
+        ...initialState(state.cluster),
+        phase: found.to,
+        runId: trigger.runId,
+        order: trigger.order,
+        leader: trigger.leader,
+        fromVersion: trigger.fromVersion,
+        toVersion: trigger.toVersion,
+        pacingMs: trigger.pacingMs,
+        startedAt: at,
+        updatedAt: at,
+      };
+    case 'snapshot-saved':
+      return { ...next, snapshot: trigger.snapshot };
+    case 'member-stopping':
+      guard(state.order.includes(trigger.member), `${trigger.member} is not in the order`);
+      guard(!state.upgraded.includes(trigger.member), `${trigger.member} is already upgraded`);
+      return { ...next, current: trigger.member, leader: trigger.leader ?? state.leader, stopStartedAt: at };
+    case 'member-stopped':
+    case 'member-starting':
+      guard(
+        trigger.member === state.current,
+        `${trigger.member} is not the member in progress (${state.current})`,
+      );
+      return next;
+    case 'member-upgraded':
+      guard(
+        trigger.member === state.current,
+        `${trigger.member} is not the member in progress (${state.current})`,
+      );
+      return {
+        ...next,
+        current: undefined,
+        upgraded: [...state.upgraded, trigger.member],
+        stopStartedAt: undefined,
+        lastUpgradedAt: at,
+        floorMs: state.floorMs + trigger.elapsedMs,
+      };
+    case 'all-members-upgraded':
+      guard(
+        state.order.every((m) => state.upgraded.includes(m)),
+        `not upgraded yet: ${remaining(state).join(', ')}`,
+      );
+      return next;
+    case 'cluster-version-updated':
+      return { ...next, floorMs: state.floorMs + trigger.elapsedMs };
+    case 'step-failed':
+      return { ...next, error: trigger.error, current: trigger.member ?? state.current, rolledBack: [] };
+    case 'rollback-requested':
+      return { ...next, error: 'rollback requested by an operator', rolledBack: [] };
+    case 'member-rolled-back':
+      guard(rollbackTargets(state).includes(trigger.member), `${trigger.member} needs no rollback`);
+      return { ...next, rolledBack: [...state.rolledBack, trigger.member] };
+    case 'rollback-finished':
+      guard(
+        rollbackTargets(state).every((m) => state.rolledBack.includes(m)),
+        'members remain to roll back',
+      );
+      return { ...next, current: undefined, upgraded: [] };
+    case 'restore-started':
+      guard(state.snapshot !== undefined, 'no snapshot was saved in this run');
+      return { ...next, rolledBack: [], error: undefined };
+    case 'member-restored':
+      return { ...next, rolledBack: [...state.rolledBack, trigger.member] };
+    case 'restore-finished':
+      return { ...next, upgraded: [], current: undefined };
+    case 'rollback-failed':
+    case 'restore-failed':
+      return { ...next, error: trigger.error };
+    case 'resumed':
+      return next;
+  }
+}
+
+export const remaining = (state: UpgradeState): string[] =>
+  state.order.filter((m) => !state.upgraded.includes(m));
+
+/**
+ * Members that must get the old binary back, in a safe order: first the member in progress (it is
+ * down or failing, so the cluster regains a full set soonest), then the upgraded ones, newest first.
+ */
+export function rollbackTargets(state: UpgradeState): string[] {
+  const targets = state.current && !state.upgraded.includes(state.current) ? [state.current] : [];
+  return [...targets, ...[...state.upgraded].reverse()];
+}
+
+/**
+ * The next member to upgrade: followers first, in the planned order; the current leader only when
+ * it is the last one left (leadership may have moved since the plan).
+ */
+export function pickNextMember(state: UpgradeState, currentLeader: string | undefined): string | undefined {
+  const left = remaining(state);
+  return left.find((m) => m !== currentLeader) ?? left[0];
+}
+
+/** When the next member may be stopped: pacing counts from the moment the previous one was upgraded. */
+export function nextStopAllowedAt(state: UpgradeState): number {
+  return (state.lastUpgradedAt ?? 0) + state.pacingMs;
+}
+
+/** What the orchestrator does next in a phase; `none` when the run has ended. */
+export type Action =
+  | 'save-snapshot'
+  | 'upgrade-next-member'
+  | 'finish-members'
+  | 'stop-member'
+  | 'start-member'
+  | 'gate-member'
+  | 'await-cluster-version'
+  | 'roll-back'
+  | 'restore'
+  | 'none';
+
+export function nextAction(state: UpgradeState): Action {
+  switch (state.phase) {
+    case 'checked':
+      return 'save-snapshot';
+    case 'snapshot-saved':
+    case 'member-upgraded':
+      return remaining(state).length === 0 ? 'finish-members' : 'upgrade-next-member';
+    case 'stopping':
+      return 'stop-member';
+    case 'member-down':
+      return 'start-member';
+    case 'starting':
+      return 'gate-member';
+    case 'awaiting-cluster-version':
+      return 'await-cluster-version';
+    case 'rolling-back':
+      return 'roll-back';
+    case 'restoring':
+      return 'restore';
+    default:
+      return 'none';
+  }
+}
+
+/** Rebuilds a cluster's state from its transitions, in order (the events of kv.upgrade-progress). */
+export function rebuild(
+  cluster: string,
+  transitions: readonly { trigger: Trigger; at: number }[],
+): UpgradeState {
+  return transitions.reduce((state, t) => transition(state, t.trigger, t.at), initialState(cluster));
+}

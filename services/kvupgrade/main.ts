@@ -1,0 +1,163 @@
+// The kvupgrade CLI's wiring: the only place that reads the environment, creates the Kafka and etcd
+// clients and the member driver, and maps outcomes to exit codes.
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pino from 'pino';
+import { loadCatalog } from '../../shared/avro/catalog.ts';
+import { createKafka } from '../../shared/bus/kafka.ts';
+import { createEventProducer } from '../../shared/bus/producer.ts';
+import { ensureTopics, TOPICS } from '../../shared/bus/topics.ts';
+import { systemClock } from '../../shared/clock.ts';
+import { AppError, toAppError } from '../../shared/errors.ts';
+import { createLogger } from '../../shared/logger.ts';
+import { SettingsError } from '../../shared/settings.ts';
+import { loadClusterFile, readPassword } from './adapters/cluster-file.ts';
+import { createCommandTemplateDriver } from './adapters/command-template-driver.ts';
+import { createEtcdHttp } from './adapters/etcd-http.ts';
+import { createSnapshotTool } from './adapters/etcd-tools.ts';
+import { createLocalProcessDriver } from './adapters/local-process-driver.ts';
+import { createProgressTopic } from './adapters/progress-topic.ts';
+import { loadState, resumeUpgrade, rollback, runUpgrade } from './app/commands.ts';
+import { gatherFacts } from './app/facts.ts';
+import { renderEvent, renderPlan, renderStatus } from './app/render.ts';
+import { parseCli, USAGE } from './cli-args.ts';
+import { evaluatePlan } from './domain/plan.ts';
+import { readKvupgradeSettings } from './settings.ts';
+
+const EXIT = { ok: 0, failed: 1, usage: 2, refused: 3, confirm: 4 } as const;
+const out = (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+
+async function main(): Promise<number> {
+  const parsed = parseCli(process.argv.slice(2));
+  if (parsed.kind === 'help') {
+    out(USAGE);
+    return EXIT.ok;
+  }
+  if (parsed.kind === 'error') {
+    process.stderr.write(`kvupgrade: ${parsed.message}\n${USAGE}\n`);
+    return EXIT.usage;
+  }
+  const { options } = parsed;
+  const settings = readKvupgradeSettings(process.env);
+  // stdout is for people; logs go to stderr, synchronously so none are lost at exit.
+  const logger = createLogger(
+    { name: 'kvupgrade', level: settings.logLevel },
+    pino.destination({ fd: 2, sync: true }),
+  );
+  const spec = await loadClusterFile(options.cluster);
+  const credentials = spec.auth
+    ? { user: spec.auth.user, password: await readPassword(spec.auth.passwordFile) }
+    : undefined;
+  const etcd = createEtcdHttp({
+    timeoutMs: spec.options.requestTimeoutMs,
+    ...(credentials ? { credentials } : {}),
+  });
+
+  if (options.command === 'plan') {
+    const plan = evaluatePlan(spec, await gatherFacts(spec, etcd), { allowAuth: options.allowAuth });
+    out(renderPlan(spec, plan));
+    return plan.outcome === 'refuse' ? EXIT.refused : EXIT.ok;
+  }
+
+  const kafka = createKafka({
+    brokers: settings.kafkaBrokers,
+    clientId: `${settings.kafkaClientId}-kvupgrade`,
+    logger,
+  });
+  const admin = kafka.admin();
+  await admin.connect();
+  await ensureTopics(admin, [TOPICS.upgradeProgress], logger).finally(() => admin.disconnect());
+  const catalog = loadCatalog();
+  const producer = await createEventProducer({ kafka, catalog });
+  try {
+    const progress = createProgressTopic({
+      kafka,
+      producer,
+      catalog,
+      topic: TOPICS.upgradeProgress.name,
+      logger,
+    });
+    if (options.command === 'status') {
+      const { state, events } = await loadState(progress, spec.name);
+      out(renderStatus(state, events));
+      return EXIT.ok;
+    }
+    const clock = systemClock;
+    const driver =
+      spec.driver.kind === 'local'
+        ? createLocalProcessDriver({ runDir: spec.driver.runDir, etcdutl: spec.binaries.etcdutl, clock })
+        : createCommandTemplateDriver({ spec: spec.driver, clock });
+    const deps = {
+      spec,
+      etcd,
+      driver,
+      snapshots: createSnapshotTool({
+        etcdctl: spec.binaries.etcdctl,
+        etcdutl: spec.binaries.etcdutl,
+        timeoutMs: 120_000,
+        ...(credentials ? { credentials } : {}),
+      }),
+      progress,
+      clock,
+      logger,
+      events: { session: randomUUID(), command: options.command, newId: randomUUID },
+      sleep: (ms: number) => sleep(ms),
+      onEvent: (event: Parameters<typeof renderEvent>[0]) => out(renderEvent(event)),
+    };
+    switch (options.command) {
+      case 'run': {
+        const outcome = await runUpgrade(deps, {
+          allowAuth: options.allowAuth,
+          runId: randomUUID().slice(0, 8),
+        });
+        if (outcome.kind !== 'finished') {
+          out(renderPlan(spec, outcome.plan));
+          return outcome.kind === 'refused' ? EXIT.refused : EXIT.ok;
+        }
+        out(`\ncluster ${spec.name}: ${outcome.state.phase}`);
+        return outcome.state.phase === 'completed' ? EXIT.ok : EXIT.failed;
+      }
+      case 'resume': {
+        const { resumed, state } = await resumeUpgrade(deps);
+        out(
+          resumed
+            ? `\ncluster ${spec.name}: ${state.phase}`
+            : `nothing to resume: cluster ${spec.name} is ${state.phase}`,
+        );
+        return !resumed || state.phase === 'completed' ? EXIT.ok : EXIT.failed;
+      }
+      case 'rollback': {
+        const outcome = await rollback(deps, { confirmed: options.yes });
+        if (outcome.kind === 'nothing') {
+          out(outcome.reason);
+          return EXIT.ok;
+        }
+        if (outcome.kind === 'confirm') {
+          out(outcome.loss);
+          return EXIT.confirm;
+        }
+        out(`\ncluster ${spec.name}: ${outcome.state.phase}`);
+        return outcome.state.phase === 'rolled-back' || outcome.state.phase === 'restored'
+          ? EXIT.ok
+          : EXIT.failed;
+      }
+    }
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof SettingsError) {
+      process.stderr.write(`kvupgrade: ${error.message}\n`);
+      process.exit(EXIT.usage);
+    }
+    const appError = toAppError(error);
+    process.stderr.write(`kvupgrade: ${appError.message}\n`);
+    process.exit(
+      appError instanceof AppError && appError.code === 'INVALID_ARGUMENT' ? EXIT.usage : EXIT.failed,
+    );
+  },
+);

@@ -1,0 +1,90 @@
+import type { MemberSpec } from './domain/cluster-spec.ts';
+import type { UpgradeProgress } from './domain/progress.ts';
+
+/** Starts and stops one member's etcd process; knows where its logs and data folder are. */
+export interface MemberDriver {
+  /**
+   * Starts etcd from `binary` with the member's flags, unchanged. Resolves once the process is
+   * launched (not yet healthy); rejects with UNAVAILABLE when it cannot be launched.
+   */
+  start(member: MemberSpec, binary: string, version: string): Promise<void>;
+  /**
+   * SIGINT (graceful: a leader hands off leadership), waits up to `deadlineMs`, then escalates
+   * (SIGKILL). Resolves when the process is gone; a member that is not running is not an error.
+   */
+  stop(member: MemberSpec, deadlineMs: number): Promise<{ readonly escalated: boolean }>;
+  /** Whether the member's process runs; `exit` describes how it ended, when known. */
+  status(member: MemberSpec): Promise<{ readonly running: boolean; readonly exit?: string }>;
+  /** Log lines written since the previous call (the first call starts at the end). */
+  drainLogs(member: MemberSpec): Promise<string[]>;
+  /** The last lines of the member's log, for error messages; empty when the driver has none. */
+  tailLogs(member: MemberSpec, lines: number): Promise<string[]>;
+  /**
+   * Replaces the member's data folder with the snapshot's content: restores into a new folder, then
+   * moves the old one aside (never deleted) and the new one into place. The member must be stopped.
+   */
+  restoreData(member: MemberSpec, restore: RestoreRequest): Promise<{ readonly movedAside: string }>;
+}
+
+export interface RestoreRequest {
+  readonly snapshot: string;
+  readonly initialCluster: string;
+  readonly initialClusterToken: string;
+}
+
+export interface MemberStatus {
+  /** uint64 IDs as decimal strings: a JS number would corrupt them. */
+  readonly memberId: string;
+  readonly leaderId: string;
+  readonly revision: number;
+  readonly raftIndex: number;
+  readonly version: string;
+}
+
+export interface ClusterMember {
+  readonly id: string;
+  readonly name: string;
+  readonly peerUrls: readonly string[];
+  readonly clientUrls: readonly string[];
+}
+
+/** etcd's HTTP endpoints and v3 JSON gateway on one client URL. Failures reject with UNAVAILABLE. */
+export interface EtcdClient {
+  /** `/health` says `"health":"true"` (a string). */
+  health(url: string): Promise<boolean>;
+  version(url: string): Promise<{ readonly server: string; readonly cluster: string }>;
+  /** `etcd_server_is_leader` from `/metrics`. */
+  isLeader(url: string): Promise<boolean>;
+  /**
+   * A linearizable range through this member: succeeds only with a quorum. Rejects with
+   * FAILED_PRECONDITION and `authRequired` when auth is on and no credentials were given.
+   */
+  quorumRead(url: string): Promise<{ readonly revision: number }>;
+  status(url: string): Promise<MemberStatus>;
+  memberList(url: string): Promise<ClusterMember[]>;
+  /** Must be sent to the leader; resolves once leadership moved. */
+  moveLeader(leaderUrl: string, targetId: string): Promise<void>;
+}
+
+export interface SnapshotStatus {
+  readonly hash: number;
+  readonly revision: number;
+  readonly totalKeys: number;
+  readonly totalBytes: number;
+}
+
+/** etcdctl / etcdutl, run as processes. */
+export interface SnapshotTool {
+  /** `etcdctl snapshot save` against one endpoint (the leader). */
+  save(endpoint: string, file: string): Promise<void>;
+  /** `etcdutl snapshot status`: reads the whole file and checks it. */
+  status(file: string): Promise<SnapshotStatus>;
+}
+
+/** The cluster's events on kv.upgrade-progress. */
+export interface ProgressLog {
+  /** Resolves once the broker acknowledged every event (acks=all), in order. */
+  publish(events: readonly UpgradeProgress[]): Promise<void>;
+  /** Every event of the cluster, oldest first, up to the end of the topic when called. */
+  read(cluster: string): Promise<UpgradeProgress[]>;
+}
