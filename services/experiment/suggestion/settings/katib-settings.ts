@@ -3,6 +3,7 @@
 // algorithm differently, the choice is said next to it.
 
 import { invalidArgument } from '../../../../shared/errors.ts';
+import type { ExperimentView } from '../algorithm.ts';
 import { optionalChoice, optionalFloat, optionalInt, rejectUnknown } from './read.ts';
 
 const nonNegative = (v: number) => v >= 0;
@@ -198,4 +199,11 @@ export function readBayesianOptimizationSettings(
     ),
     randomState: randomStateHyperopt(s),
   };
+}
+
+/** CMA-ES needs at least two DOUBLE/INT parameters (goptuna's message, Katib's default cmaes image). */
+export function checkCmaesSpace(experiment: ExperimentView): void {
+  const continuous = experiment.dimensions.filter((d) => d.kind !== 'categorical');
+  if (continuous.length < 2)
+    throw invalidArgument('CMA-ES only supports two or more dimensional continuous search space.');
 }
