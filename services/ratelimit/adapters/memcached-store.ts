@@ -1,6 +1,6 @@
 // The memcached counter store (BACKEND_TYPE=memcache), as envoyproxy/ratelimit's memcached/cache_impl.go:
 // the decision uses the values read before counting (GetMulti) plus the addends; the increments
-// follow without being waited for (incr, add on a miss, incr again if another add won). Failures
+// follow without being waited for (add for a key not found, incr otherwise). Failures
 // are logged and count as 0: memcached fails open.
 import { promises as dns } from 'node:dns';
 import type { Logger } from '../../../shared/logger.ts';
@@ -67,9 +67,14 @@ export async function createMemcachedCounterStore(
     return seconds > RELATIVE_EXPIRATION_LIMIT ? Math.floor(nowMs() / 1000) + seconds : seconds;
   };
 
-  const count = async (item: CounterIncrement): Promise<void> => {
+  /**
+   * The first command is written before the decision is answered, on the key's connection, so the
+   * next read of the key comes after it: a key the read did not find is added, one it found is
+   * incremented; the other command follows when another writer got there first.
+   */
+  const count = async (item: CounterIncrement, found: boolean): Promise<void> => {
     if (item.addend === 0) return;
-    if ((await client.increment(item.key, item.addend)) !== undefined) return;
+    if (found && (await client.increment(item.key, item.addend)) !== undefined) return;
     if (await client.add(item.key, String(item.addend), expiration(item.windowSeconds))) return;
     await client.increment(item.key, item.addend);
   };
@@ -97,7 +102,7 @@ export async function createMemcachedCounterStore(
         );
         values = new Map();
       }
-      for (const item of items) track(count(item));
+      for (const item of items) track(count(item, values.has(item.key)));
       return items.map((item) => {
         const before = Number.parseInt(values.get(item.key) ?? '0', 10);
         return (Number.isFinite(before) ? before : 0) + item.addend;
