@@ -1,8 +1,9 @@
 import jsYaml from 'js-yaml';
 import { GoYamlError, toGoSyntaxError } from './go-yaml-error.ts';
-import type { ScalarTag, YamlMap, YamlNode, YamlPair, YamlScalar } from './nodes.ts';
-import { nullScalar } from './nodes.ts';
+import type { ScalarTag, YamlNode, YamlScalar } from './nodes.ts';
 import { parseGoInteger, resolvePlain } from './resolve.ts';
+import { ScalarBox } from './scalar-box.ts';
+import { toNodes } from './to-node.ts';
 
 /**
  * Parses YAML text the way gopkg.in/yaml.v2 does, on top of js-yaml: one implicit type catches
@@ -50,7 +51,7 @@ export function parseGoYaml(source: string): YamlNode | null {
     throw toGoSyntaxError(source, error);
   }
   const first = documents[0];
-  return first === undefined || first === null ? null : toNode(first, 1, scalarKeys, lines);
+  return first === undefined || first === null ? null : toNodes(first, scalarKeys, lines);
 }
 
 interface ListenerState {
@@ -99,32 +100,6 @@ class RawScalar {
   }
 }
 
-const KEY_MARK = '\u0000';
-const MERGE_KEY = `${KEY_MARK}merge`;
-
-/** A resolved scalar inside js-yaml's result; as a mapping key it stringifies to a typed, canonical form. */
-class ScalarBox {
-  readonly node: YamlScalar;
-  readonly #registry: Map<string, YamlScalar>;
-  readonly merge: boolean;
-  constructor(node: YamlScalar, registry: Map<string, YamlScalar>, merge = false) {
-    this.node = node;
-    this.#registry = registry;
-    this.merge = merge;
-  }
-  get [Symbol.toStringTag](): string {
-    return 'ScalarBox';
-  }
-  toString(): string {
-    if (this.merge) return MERGE_KEY;
-    const { tag, text, value } = this.node;
-    if (tag === 'str' || tag === 'timestamp') return text;
-    const key = `${KEY_MARK}${tag}${KEY_MARK}${String(value)}`;
-    this.#registry.set(key, this.node);
-    return key;
-  }
-}
-
 function toScalar(raw: RawScalar, line: number): YamlScalar {
   const { text } = raw;
   if (raw.tag === 'plain') {
@@ -149,59 +124,6 @@ function toScalar(raw: RawScalar, line: number): YamlScalar {
   if (raw.tag === 'timestamp' && found === 'str')
     return { kind: 'scalar', tag: 'timestamp', text, value: text, line };
   throw new GoYamlError(`yaml: cannot decode !!${found} \`${text}\` as a !!${raw.tag}`);
-}
-
-function toNode(
-  value: unknown,
-  line: number,
-  keys: Map<string, YamlScalar>,
-  lines: WeakMap<object, number>,
-): YamlNode {
-  if (value === null || value === undefined) return nullScalar(line);
-  if (value instanceof ScalarBox) return value.node;
-  if (typeof value !== 'object') return nullScalar(line);
-  const ownLine = lines.get(value) ?? line;
-  if (Array.isArray(value)) {
-    return { kind: 'seq', items: value.map((item) => toNode(item, ownLine, keys, lines)), line: ownLine };
-  }
-  const pairs = new Map<string, YamlPair>();
-  for (const [name, child] of Object.entries(value)) {
-    const node = toNode(child, ownLine, keys, lines);
-    if (name === MERGE_KEY) {
-      mergeInto(pairs, node);
-      continue;
-    }
-    const key: YamlScalar = keys.get(name) ?? {
-      kind: 'scalar',
-      tag: 'str',
-      text: name,
-      value: name,
-      line: ownLine,
-    };
-    pairs.set(name, { key, value: node });
-  }
-  return { kind: 'map', pairs: [...pairs.values()], line: ownLine };
-}
-
-/** yaml.v2 `<<`: a map, or a list of maps where earlier ones take precedence. */
-function mergeInto(pairs: Map<string, YamlPair>, merged: YamlNode): void {
-  const sources: YamlMap[] = [];
-  if (merged.kind === 'map') sources.push(merged);
-  else if (merged.kind === 'seq' && merged.items.every((item) => item.kind === 'map')) {
-    sources.push(...(merged.items as YamlMap[]).toReversed());
-  } else {
-    throw new GoYamlError('yaml: map merge requires map or sequence of maps as the value');
-  }
-  for (const source of sources) {
-    for (const pair of source.pairs) pairs.set(pairKey(pair.key), pair);
-  }
-}
-
-function pairKey(key: YamlNode): string {
-  if (key.kind !== 'scalar' || key.tag === 'str' || key.tag === 'timestamp') {
-    return key.kind === 'scalar' ? key.text : `${KEY_MARK}${key.kind}${key.line}`;
-  }
-  return `${KEY_MARK}${key.tag}${KEY_MARK}${String(key.value)}`;
 }
 
 const PLAIN = new jsYaml.Type('tag:go-yaml,plain', {

@@ -321,6 +321,23 @@ describe('documents and types', () => {
     expect(ruleOf(lookup(config, 'd', ['b', 'x']))).toMatchObject({ unit: 'MINUTE', requestsPerUnit: 9 });
   });
 
+  it('refuses an alias bomb as yaml.v2 does, without expanding it', () => {
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (const [name, previous] of [
+      ['b', 'a'],
+      ['c', 'b'],
+      ['d', 'c'],
+      ['e', 'd'],
+      ['f', 'e'],
+      ['g', 'f'],
+    ]) {
+      levels.push(`${name}: &${name} [${Array(10).fill(`*${previous}`).join(', ')}]`);
+    }
+    expect(textError(`${levels.join('\n')}\n`)).toBe(
+      'test.yaml: error loading config file: yaml: document contains excessive aliasing',
+    );
+  });
+
   it('rejects a merge of something other than maps', () => {
     expect(textError('domain: d\nx:\n  <<: 5\n')).toBe(
       'test.yaml: error loading config file: yaml: map merge requires map or sequence of maps as the value',
