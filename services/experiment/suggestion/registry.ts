@@ -7,13 +7,58 @@ import { hyperband } from './algorithms/hyperband.ts';
 import { pbt } from './algorithms/pbt.ts';
 import { randomSampler } from './algorithms/random.ts';
 import { sobol } from './algorithms/sobol.ts';
-import { readRandomSettings } from './settings/katib-settings.ts';
+import { cmaes, DEFAULT_CMAES_OPTIONS } from './models/cmaes.ts';
+import { DEFAULT_MULTIVARIATE_TPE_OPTIONS, multivariateTpe } from './models/multivariate-tpe.ts';
+import { DEFAULT_TPE_OPTIONS, tpe } from './models/tpe.ts';
+import {
+  checkCmaesSpace,
+  readCmaesSettings,
+  readMultivariateTpeSettings,
+  readRandomSettings,
+  readTpeSettings,
+} from './settings/katib-settings.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: each algorithm has its own settings type; the registry only passes them through.
 export type AnyAlgorithm = Algorithm<any>;
 
 export const ALGORITHMS: ReadonlyMap<string, AnyAlgorithm> = new Map<string, AnyAlgorithm>([
   ['random', fromSampler({ readSettings: readRandomSettings, sampler: randomSampler, options: () => ({}) })],
+  [
+    'tpe',
+    fromSampler({
+      readSettings: readTpeSettings,
+      sampler: tpe,
+      options: (c) => ({
+        nStartupTrials: c.nStartupTrials ?? DEFAULT_TPE_OPTIONS.nStartupTrials,
+        nEiCandidates: c.nEICandidates ?? DEFAULT_TPE_OPTIONS.nEiCandidates,
+        gamma: c.gamma ?? DEFAULT_TPE_OPTIONS.gamma,
+        priorWeight: c.priorWeight ?? DEFAULT_TPE_OPTIONS.priorWeight,
+      }),
+    }),
+  ],
+  [
+    'multivariate-tpe',
+    fromSampler({
+      readSettings: readMultivariateTpeSettings,
+      sampler: multivariateTpe,
+      options: (c) => ({
+        nStartupTrials: c.nStartupTrials ?? DEFAULT_MULTIVARIATE_TPE_OPTIONS.nStartupTrials,
+        nEiCandidates: c.nEICandidates ?? DEFAULT_MULTIVARIATE_TPE_OPTIONS.nEiCandidates,
+      }),
+    }),
+  ],
+  [
+    'cmaes',
+    fromSampler({
+      readSettings: readCmaesSettings,
+      checkExperiment: checkCmaesSpace,
+      sampler: cmaes,
+      options: (c) => ({
+        sigma: c.sigma ?? DEFAULT_CMAES_OPTIONS.sigma,
+        restartStrategy: c.restartStrategy,
+      }),
+    }),
+  ],
   ['grid', grid],
   ['sobol', sobol],
   ['hyperband', hyperband],
