@@ -80,7 +80,7 @@ export function createOrchestrator(deps: OrchestratorDeps): Orchestrator {
           ...(signal.version ? { observedVersion: signal.version } : {}),
           ...(signal.error ? { error: signal.error } : {}),
         };
-        out.push(noteEvent(state, note, ctx, clock.now(), 'member_log'));
+        out.push(noteEvent(state, note, ctx, signal.at ?? clock.now(), 'member_log'));
       }
     }
     return out;
@@ -94,7 +94,7 @@ export function createOrchestrator(deps: OrchestratorDeps): Orchestrator {
   }
 
   async function note(state: UpgradeState, n: Parameters<typeof noteEvent>[1]): Promise<void> {
-    await publish([noteEvent(state, n, ctx, clock.now())]);
+    await publish([...(await logEvents(state)), noteEvent(state, n, ctx, clock.now())]);
   }
 
   const stopDeadline = () => options.stopTimeoutSeconds * 1000;

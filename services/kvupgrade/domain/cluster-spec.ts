@@ -151,10 +151,16 @@ export function validateClusterSpec(raw: unknown, baseDir: string): ClusterSpecO
   if (name !== undefined && !NAME.test(name))
     p.add('cluster', `must be letters, digits, '.', '_' or '-', got ${JSON.stringify(name)}`);
 
-  const binaries = isObj(raw.binaries) ? raw.binaries : {};
+  const rawBinaries = isObj(raw.binaries) ? raw.binaries : {};
   if (!isObj(raw.binaries)) p.add('binaries', 'is required: current, target, etcdctl, etcdutl');
-  else p.unknownKeys('binaries', binaries, ['current', 'target', 'etcdctl', 'etcdutl']);
-  const bin = (key: string) => path(p.str(binaries, key, `binaries.${key}`));
+  else p.unknownKeys('binaries', rawBinaries, ['current', 'target', 'etcdctl', 'etcdutl']);
+  const bin = (key: string) => (isObj(raw.binaries) ? path(p.str(rawBinaries, key, `binaries.${key}`)) : '');
+  const binaries = Object.freeze({
+    current: bin('current'),
+    target: bin('target'),
+    etcdctl: bin('etcdctl'),
+    etcdutl: bin('etcdutl'),
+  });
 
   const backupDir = path(p.str(raw, 'backupDir', 'backupDir'));
   const driver = validateDriver(raw.driver, p, path);
@@ -223,12 +229,7 @@ export function validateClusterSpec(raw: unknown, baseDir: string): ClusterSpecO
     ok: true,
     spec: Object.freeze({
       name: name!,
-      binaries: Object.freeze({
-        current: bin('current'),
-        target: bin('target'),
-        etcdctl: bin('etcdctl'),
-        etcdutl: bin('etcdutl'),
-      }),
+      binaries,
       backupDir,
       driver: driver!,
       members: Object.freeze(members),

@@ -5,6 +5,18 @@ export interface LogSignal {
   /** A version the line names (etcd-version, the new cluster version). */
   readonly version?: string;
   readonly error?: string;
+  /** When the member wrote it (epoch ms), when the line says. */
+  readonly at?: number;
+}
+
+/** zap's `ts`: ISO text (3.5, and 3.4 servers) or float epoch seconds (3.4 tools). */
+function timeOf(ts: unknown): number | undefined {
+  if (typeof ts === 'number' && Number.isFinite(ts)) return Math.round(ts * 1000);
+  if (typeof ts === 'string') {
+    const ms = Date.parse(ts);
+    return Number.isNaN(ms) ? undefined : ms;
+  }
+  return undefined;
 }
 
 type Fields = Record<string, unknown>;
@@ -147,7 +159,9 @@ export function classifyLogLine(raw: string): LogSignal | undefined {
       return undefined;
     }
     const msg = text(fields, 'msg');
-    return msg === undefined ? undefined : ZAP[msg]?.(fields, line);
+    const signal = msg === undefined ? undefined : ZAP[msg]?.(fields, line);
+    const at = timeOf(fields.ts);
+    return signal && at !== undefined ? { ...signal, at } : signal;
   }
   const flagError = /^flag provided but not defined: (-\S+)/.exec(line);
   if (flagError)

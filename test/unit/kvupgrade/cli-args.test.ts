@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { parseCli } from '../../../services/kvupgrade/cli-args.ts';
+
+describe('kvupgrade arguments', () => {
+  it('reads a command, the cluster file and the switches', () => {
+    expect(parseCli(['plan', '--cluster', 'c.yaml'])).toEqual({
+      kind: 'run',
+      options: { command: 'plan', cluster: 'c.yaml', allowAuth: false, yes: false },
+    });
+    expect(parseCli(['rollback', '--cluster=c.yaml', '--yes', '--allow-auth'])).toEqual({
+      kind: 'run',
+      options: { command: 'rollback', cluster: 'c.yaml', allowAuth: true, yes: true },
+    });
+    expect(parseCli(['-h'])).toEqual({ kind: 'help' });
+  });
+
+  it('names what is wrong', () => {
+    expect(parseCli([])).toEqual({
+      kind: 'error',
+      message: 'a command is required: one of plan, run, status, resume, rollback',
+    });
+    expect(parseCli(['upgrade', '--cluster', 'c.yaml'])).toEqual({
+      kind: 'error',
+      message: 'unknown command "upgrade": one of plan, run, status, resume, rollback',
+    });
+    expect(parseCli(['run'])).toEqual({ kind: 'error', message: '--cluster <file.yaml> is required' });
+    expect(parseCli(['run', 'now', '--cluster', 'c.yaml'])).toEqual({
+      kind: 'error',
+      message: 'unexpected argument "now"',
+    });
+    const unknown = parseCli(['run', '--cluster', 'c.yaml', '--force']);
+    expect(unknown.kind).toBe('error');
+    expect((unknown as { message: string }).message).toMatch(/--force/);
+    const missingValue = parseCli(['run', '--cluster']);
+    expect((missingValue as { message: string }).message).toMatch(/--cluster/);
+  });
+});

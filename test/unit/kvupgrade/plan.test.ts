@@ -1,0 +1,301 @@
+import { describe, expect, it } from 'vitest';
+import { type ClusterSpec, validateClusterSpec } from '../../../services/kvupgrade/domain/cluster-spec.ts';
+import {
+  type ClusterFacts,
+  evaluatePlan,
+  type MemberFacts,
+  type Plan,
+} from '../../../services/kvupgrade/domain/plan.ts';
+
+function specWith(
+  extra: (i: number) => string[] = () => ['--logger=zap'],
+  options: Record<string, unknown> = {},
+  auth?: object,
+): ClusterSpec {
+  const members = ['m1', 'm2', 'm3'].map((name, i) => ({
+    name,
+    clientUrl: `http://127.0.0.1:${2379 + i}`,
+    peerUrl: `http://127.0.0.1:${2380 + 10 + i}`,
+    dataDir: `/var/lib/etcd/${name}`,
+    flags: [
+      `--name=${name}`,
+      `--data-dir=/var/lib/etcd/${name}`,
+      `--advertise-client-urls=http://127.0.0.1:${2379 + i}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${2380 + 10 + i}`,
+      ...extra(i),
+    ],
+  }));
+  const raw = {
+    cluster: 'prod',
+    binaries: {
+      current: '/opt/etcd-3.4/etcd',
+      target: '/opt/etcd-3.5/etcd',
+      etcdctl: '/opt/etcdctl',
+      etcdutl: '/opt/etcdutl',
+    },
+    backupDir: '/var/backups/etcd',
+    driver: { kind: 'local', runDir: '/run/kvupgrade' },
+    members,
+    options,
+    ...(auth ? { auth } : {}),
+  };
+  const outcome = validateClusterSpec(raw, '/');
+  if (!outcome.ok) throw new Error(outcome.problems.join('; '));
+  return outcome.spec;
+}
+
+const healthy = (name: string, over: Partial<MemberFacts> = {}): MemberFacts => ({
+  name,
+  health: { ok: true },
+  version: { ok: true, server: '3.4.23', cluster: '3.4.0' },
+  isLeader: name === 'm2',
+  quorumRead: { ok: true, revision: 24 },
+  memberId: '18003949360126019154',
+  v2SnapshotBytes: 4096,
+  ...over,
+});
+
+function factsWith(
+  over: Record<string, Partial<MemberFacts>> = {},
+  rest: Partial<ClusterFacts> = {},
+): ClusterFacts {
+  return {
+    members: ['m1', 'm2', 'm3'].map((n) => healthy(n, over[n])),
+    memberList: ['m1', 'm2', 'm3'].map((name, i) => ({
+      id: String(i + 1),
+      name,
+      peerUrls: [`http://127.0.0.1:${2390 + i}`],
+    })),
+    tools: {
+      current: { version: '3.4.23' },
+      target: { version: '3.5.16' },
+      etcdctl: { version: '3.5.16' },
+      etcdutl: { version: '3.5.16' },
+    },
+    ...rest,
+  };
+}
+
+const refusals = (plan: Plan) => plan.verdicts.filter((v) => v.status === 'refuse');
+const verdict = (plan: Plan, check: string) => plan.verdicts.filter((v) => v.check === check);
+
+describe('plan', () => {
+  it('passes a healthy 3.4 cluster and orders followers first, the leader last', () => {
+    const plan = evaluatePlan(specWith(), factsWith(), { allowAuth: false });
+    expect(refusals(plan)).toEqual([]);
+    expect(plan.outcome).toBe('go');
+    expect(plan.leader).toBe('m2');
+    expect(plan.order).toEqual(['m1', 'm3', 'm2']);
+    expect(plan.fromVersion).toBe('3.4.23');
+    expect(plan.toVersion).toBe('3.5.16');
+    expect(plan.pacingMs).toBe(0);
+  });
+
+  it('refuses an unhealthy member, naming it', () => {
+    const down = {
+      health: { ok: false, error: 'connect ECONNREFUSED' },
+      quorumRead: { ok: false, error: 'ECONNREFUSED', authRequired: false },
+    } as const;
+    const plan = evaluatePlan(specWith(), factsWith({ m3: down }), { allowAuth: false });
+    expect(plan.outcome).toBe('refuse');
+    expect(verdict(plan, 'health')).toEqual([
+      { check: 'health', status: 'refuse', message: 'unhealthy: m3 (connect ECONNREFUSED)' },
+    ]);
+    expect(verdict(plan, 'quorum-read')[0]!.message).toBe('no quorum read through m3 (ECONNREFUSED)');
+    // 2 healthy of 3: stopping one more would lose the quorum.
+    expect(verdict(plan, 'quorum-tolerance')[0]!.status).toBe('refuse');
+  });
+
+  it('refuses mixed server versions: an upgrade was left half done', () => {
+    const plan = evaluatePlan(
+      specWith(),
+      factsWith({ m1: { version: { ok: true, server: '3.5.16', cluster: '3.4.0' } } }),
+      { allowAuth: false },
+    );
+    expect(plan.outcome).toBe('refuse');
+    expect(verdict(plan, 'same-server-version')[0]).toEqual({
+      check: 'same-server-version',
+      status: 'refuse',
+      message:
+        'members run different versions (m1 3.5.16, m2 3.4.23, m3 3.4.23): an upgrade was left half done; use resume or rollback',
+    });
+  });
+
+  it('refuses each flag 3.5 removed, naming its replacement', () => {
+    const spec = specWith((i) =>
+      i === 0
+        ? ['--logger=capnslog']
+        : i === 1
+          ? ['--log-output=stderr', '--debug']
+          : ['--logger=zap', '--log-package-levels=etcdserver=DEBUG'],
+    );
+    const plan = evaluatePlan(spec, factsWith(), { allowAuth: false });
+    expect(plan.outcome).toBe('refuse');
+    expect(verdict(plan, 'removed-flags').map((v) => v.message)).toEqual([
+      'm1 uses --logger=capnslog, removed in 3.5 (3.5.16 exits 1: "--logger=capnslog is removed in v3.5"); replace it with --logger=zap --log-outputs=stderr',
+      'm2 uses --log-output, removed in 3.5 (3.5.16 exits 2: "flag provided but not defined: -log-output"); replace it with --log-outputs (several outputs, comma separated, e.g. stderr)',
+      'm2 uses --debug, removed in 3.5 (3.5.16 exits 2: "flag provided but not defined: -debug"); replace it with --log-level=debug',
+      'm3 uses --log-package-levels, removed in 3.5 (3.5.16 exits 2: "flag provided but not defined: -log-package-levels"); replace it with none: use --logger=zap with --log-level',
+    ]);
+  });
+
+  it('warns when a member has no --logger: the log format changes from text to JSON', () => {
+    const plan = evaluatePlan(
+      specWith(() => []),
+      factsWith(),
+      { allowAuth: false },
+    );
+    expect(plan.outcome).toBe('go');
+    expect(verdict(plan, 'logger')).toHaveLength(3);
+    expect(verdict(plan, 'logger')[0]!.status).toBe('warn');
+  });
+
+  it('refuses auth unless allowed, explains the hazard, and needs credentials when allowed', () => {
+    const authOn = {
+      quorumRead: {
+        ok: false,
+        error: 'auth is enabled (etcdserver: user name is empty)',
+        authRequired: true,
+      },
+    } as const;
+    const facts = factsWith({ m1: authOn, m2: authOn, m3: authOn });
+    const refused = evaluatePlan(specWith(), facts, { allowAuth: false });
+    expect(refused.outcome).toBe('refuse');
+    expect(verdict(refused, 'auth')[0]!.message).toMatch(
+      /^auth is enabled: .*EMPTY password.* Refused; run again with --allow-auth/,
+    );
+    expect(verdict(refused, 'quorum-read')).toEqual([]);
+    const noCredentials = evaluatePlan(specWith(), facts, { allowAuth: true });
+    expect(verdict(noCredentials, 'auth')[0]!.status).toBe('refuse');
+    expect(verdict(noCredentials, 'auth')[0]!.message).toMatch(/no auth.user/);
+    const allowed = evaluatePlan(
+      specWith(undefined, {}, { user: 'root', passwordFile: '/etc/etcd/root.pw' }),
+      facts,
+      { allowAuth: true },
+    );
+    expect(allowed.outcome).toBe('go');
+    expect(verdict(allowed, 'auth')[0]!.status).toBe('warn');
+  });
+
+  it('has nothing to do on a cluster already on 3.5', () => {
+    const on35 = { version: { ok: true, server: '3.5.16', cluster: '3.5.0' } } as const;
+    const plan = evaluatePlan(specWith(), factsWith({ m1: on35, m2: on35, m3: on35 }), { allowAuth: false });
+    expect(plan.outcome).toBe('done');
+    expect(verdict(plan, 'cluster-version')[0]!.message).toBe(
+      'the cluster version is already 3.5 on every member: nothing to do',
+    );
+  });
+
+  it('refuses a cluster older than 3.4', () => {
+    const old = { version: { ok: true, server: '3.3.27', cluster: '3.3.0' } } as const;
+    const plan = evaluatePlan(specWith(), factsWith({ m1: old, m2: old, m3: old }), { allowAuth: false });
+    expect(verdict(plan, 'cluster-version')[0]!.message).toBe(
+      'cluster version 3.3 is older than 3.4: upgrade to 3.4 first',
+    );
+  });
+
+  it('refuses when the member list and the file disagree, or no single leader is seen', () => {
+    const facts = factsWith(
+      { m2: { isLeader: false } },
+      {
+        memberList: [
+          { id: '1', name: 'm1', peerUrls: ['http://127.0.0.1:2390'] },
+          { id: '2', name: 'm2', peerUrls: ['http://127.0.0.1:9999'] },
+          { id: '4', name: 'm4', peerUrls: ['http://127.0.0.1:2393'] },
+        ],
+      },
+    );
+    const plan = evaluatePlan(specWith(), facts, { allowAuth: false });
+    expect(verdict(plan, 'membership')[0]!.message).toBe(
+      'm2 has peer URLs http://127.0.0.1:9999 in the cluster, http://127.0.0.1:2391 in the file; m3 is in the file but not in the cluster; m4 is in the cluster but not in the file',
+    );
+    expect(verdict(plan, 'leader')[0]!.message).toBe('no member reports etcd_server_is_leader 1');
+  });
+
+  it('refuses a cluster that loses its quorum with one member down', () => {
+    const spec = validateClusterSpec(
+      {
+        cluster: 'one',
+        binaries: { current: '/a', target: '/b', etcdctl: '/c', etcdutl: '/d' },
+        backupDir: '/b',
+        driver: { kind: 'local', runDir: '/r' },
+        members: [
+          {
+            name: 'm1',
+            clientUrl: 'http://127.0.0.1:2379',
+            peerUrl: 'http://127.0.0.1:2380',
+            dataDir: '/d1',
+            flags: [
+              '--name=m1',
+              '--data-dir=/d1',
+              '--advertise-client-urls=http://127.0.0.1:2379',
+              '--initial-advertise-peer-urls=http://127.0.0.1:2380',
+            ],
+          },
+        ],
+      },
+      '/',
+    );
+    if (!spec.ok) throw new Error(spec.problems.join());
+    const plan = evaluatePlan(
+      spec.spec,
+      {
+        ...factsWith(),
+        members: [healthy('m1', { isLeader: true })],
+        memberList: [{ id: '1', name: 'm1', peerUrls: ['http://127.0.0.1:2380'] }],
+      },
+      { allowAuth: false },
+    );
+    expect(verdict(plan, 'quorum-tolerance')[0]).toMatchObject({
+      status: 'refuse',
+      message:
+        '1 members (1 healthy), quorum 1: stopping one member loses the quorum and the cluster stops serving',
+    });
+  });
+
+  it('paces members 2 minutes apart when v2 data is over 50 MB or unknown, unless pacing is set', () => {
+    const big = evaluatePlan(specWith(), factsWith({ m3: { v2SnapshotBytes: 60 * 1024 * 1024 } }), {
+      allowAuth: false,
+    });
+    expect(big.pacingMs).toBe(120_000);
+    expect(verdict(big, 'v2-data')[0]!.message).toBe(
+      'v2 data 60.0 MB is over 50 MB: waiting 120 s between members for the catch-up',
+    );
+    const unknown = evaluatePlan(specWith(), factsWith({ m1: { v2SnapshotBytes: undefined } }), {
+      allowAuth: false,
+    });
+    expect(unknown.pacingMs).toBe(120_000);
+    const forced = evaluatePlan(
+      specWith(undefined, { pacingSeconds: 5 }),
+      factsWith({ m1: { v2SnapshotBytes: undefined } }),
+      { allowAuth: false },
+    );
+    expect(forced.pacingMs).toBe(5000);
+  });
+
+  it('refuses binaries that do not run or are not the expected versions', () => {
+    const plan = evaluatePlan(
+      specWith(),
+      factsWith(
+        {},
+        {
+          tools: {
+            current: { version: '3.5.16' },
+            target: { error: 'spawn ENOENT' },
+            etcdctl: { version: '3.5.16' },
+            etcdutl: { version: '3.5.16' },
+          },
+        },
+      ),
+      { allowAuth: false },
+    );
+    expect(
+      verdict(plan, 'binaries')
+        .filter((v) => v.status === 'refuse')
+        .map((v) => v.message),
+    ).toEqual([
+      'binaries.current (etcd) is 3.5.16, expected 3.4.x',
+      'binaries.target (etcd) cannot run: spawn ENOENT',
+    ]);
+  });
+});
