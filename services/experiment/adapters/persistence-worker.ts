@@ -8,7 +8,11 @@ import type { Logger } from '../../../shared/logger.ts';
 import { toChange } from '../domain/observations.ts';
 import type { ObservationStore } from '../ports.ts';
 
-/** Applies experiment.observations to the store, a partition's batch per transaction, then commits. */
+/**
+ * Applies experiment.observations and experiment.trial-status to the store, a partition's batch per
+ * transaction, then commits. A batch comes from one partition of one topic; `toChange` routes each
+ * event by its type.
+ */
 export function startPersistenceWorker(deps: {
   kafka: Kafka;
   catalog: EventCatalog;
@@ -26,7 +30,7 @@ export function startPersistenceWorker(deps: {
     producer: deps.producer,
     logger: deps.logger.child({ component: 'persistence' }),
     groupId: deps.groupId,
-    topics: [TOPICS.observations.name],
+    topics: [TOPICS.observations.name, TOPICS.trialStatus.name],
     maxBatchEvents: 1_000,
     sessionTimeoutMs: deps.sessionTimeoutMs,
     ...(deps.registry ? { registry: deps.registry } : {}),

@@ -29,6 +29,18 @@ export interface ObservationLogDeletedPayload {
   readonly occurred_at: number;
   readonly trial_name: string;
 }
+/** `TrialStatusChanged` as the catalog decodes it: `occurred_at` (timestamp-millis) is a Date. */
+export interface TrialStatusChangedPayload {
+  readonly event_id: string;
+  readonly occurred_at: Date;
+  readonly trial_name: string;
+  readonly experiment_name: string;
+  /** Katib's TrialConditionType name (the Avro enum's symbol). */
+  readonly condition: string;
+  readonly reason: string;
+  readonly message: string;
+  readonly source: string;
+}
 
 // One bad entry among tens of thousands must not produce a megabyte of error text.
 const MAX_LISTED_PROBLEMS = 5;
@@ -105,7 +117,10 @@ export function toQuery(request: GetObservationLogInput): ObservationQuery {
   };
 }
 
-/** What the persistence worker applies for an event of `experiment.observations`. */
+/**
+ * What the persistence worker applies for an event of `experiment.observations` or
+ * `experiment.trial-status`, as decoded by the catalog.
+ */
 export function toChange(eventType: string, payload: Record<string, unknown>): ObservationChange {
   const eventId = String(payload.event_id);
   const trialName = String(payload.trial_name);
@@ -116,5 +131,19 @@ export function toChange(eventType: string, payload: Record<string, unknown>): O
     );
     return { kind: 'reported', eventId, trialName, logs };
   }
-  throw invalidArgument(`experiment.observations carries no ${eventType} events`);
+  if (eventType === 'TrialStatusChanged') {
+    const { condition, reason, message, occurred_at } = payload as unknown as TrialStatusChangedPayload;
+    return {
+      kind: 'status',
+      eventId,
+      trialName,
+      condition,
+      reason,
+      message,
+      changedAtMs: occurred_at.getTime(),
+    };
+  }
+  throw invalidArgument(
+    `the persistence worker applies ObservationLogReported, ObservationLogDeleted and TrialStatusChanged events, not ${eventType}`,
+  );
 }

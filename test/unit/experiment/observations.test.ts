@@ -6,6 +6,7 @@ import {
   toQuery,
   toReportedEvent,
 } from '../../../services/experiment/domain/observations.ts';
+import { loadCatalog } from '../../../shared/avro/catalog.ts';
 
 const ids = { eventId: 'e-1', now: 1_700_000_000_000 };
 const log = (time_stamp: string, name = 'loss', value = '0.5'): MetricLogInput => ({
@@ -180,9 +181,37 @@ describe('toChange', () => {
     });
   });
 
+  it('maps a TrialStatusChanged event as the catalog decodes it', () => {
+    const catalog = loadCatalog();
+    const payload = {
+      event_id: 'e',
+      occurred_at: new Date('2026-05-01T12:00:00.125Z'),
+      trial_name: 't',
+      experiment_name: 'x',
+      condition: 'EARLYSTOPPED',
+      reason: 'TrialEarlyStopped',
+      message: 'Trial is early stopped',
+      source: 'SetTrialStatus',
+    };
+    const decoded = catalog.decode(catalog.encode('TrialStatusChanged', payload));
+    expect(toChange(decoded.eventType, decoded.payload)).toEqual({
+      kind: 'status',
+      eventId: 'e',
+      trialName: 't',
+      condition: 'EARLYSTOPPED',
+      reason: 'TrialEarlyStopped',
+      message: 'Trial is early stopped',
+      changedAtMs: Date.parse('2026-05-01T12:00:00.125Z'),
+    });
+  });
+
   it('rejects another event type as poison (not retriable)', () => {
-    expect(() => toChange('TrialStatusChanged', {})).toThrow(
-      expect.objectContaining({ code: 'INVALID_ARGUMENT', retriable: false }),
+    expect(() => toChange('EarlyStoppingRulesIssued', {})).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_ARGUMENT',
+        retriable: false,
+        message: expect.stringMatching(/TrialStatusChanged events, not EarlyStoppingRulesIssued$/),
+      }),
     );
   });
 });
