@@ -72,7 +72,11 @@ describe('flags', () => {
   });
 
   it('finds the flags 3.5 removed, --logger only with capnslog', () => {
-    const flags = (args: string[]) => (parseFlags(args) as { flags: never }).flags;
+    const flags = (args: string[]) => {
+      const parsed = parseFlags(args);
+      if (!parsed.ok) throw new Error(parsed.problem);
+      return parsed.flags;
+    };
     expect(removedFlagsIn(flags(['--logger=zap', '--log-outputs=stderr'])).map((r) => r.flag)).toEqual([]);
     expect(
       removedFlagsIn(flags(['--logger', 'capnslog', '-debug', '--log-output=stderr'])).map((r) => r.flag),
