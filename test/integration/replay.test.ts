@@ -56,6 +56,22 @@ const reported = (trial: string): OutgoingEvent => ({
   },
 });
 
+const statusChanged = (trial: string, condition: string, message: string): OutgoingEvent => ({
+  eventType: 'TrialStatusChanged',
+  key: trial,
+  correlationId: randomUUID(),
+  payload: {
+    event_id: randomUUID(),
+    occurred_at: new Date('2026-05-01T12:00:00.125Z'),
+    trial_name: trial,
+    experiment_name: 'experiment-1',
+    condition,
+    reason: 'TrialEarlyStopped',
+    message,
+    source: 'early-stopping-worker',
+  },
+});
+
 /** The payload as the CLI prints it: written and read with the catalog, then as JSON. */
 const asPrinted = (event: OutgoingEvent): unknown =>
   JSON.parse(JSON.stringify(catalog.decode(catalog.encode(event.eventType, event.payload)).payload));
@@ -217,6 +233,59 @@ describe('replay CLI', () => {
         correlationId: sent.correlationId,
       });
       expect(Number.isNaN(Date.parse(timestamp!))).toBe(false);
+      expect(event).toEqual(asPrinted(sent));
+    }
+  });
+
+  it('prints TrialStatusChanged events (enum as its symbol, time as ISO 8601) as JSON lines and CSV', async () => {
+    const topic = await newTopic('trial-status');
+    const events = [
+      statusChanged('experiment-1-a', 'EARLYSTOPPED', 'Trial is early stopped, "loss" > 0.5'),
+      statusChanged('experiment-1-b', 'SUCCEEDED', 'line one\nline two'),
+    ];
+    await producer.publish(topic, events);
+    const sentFor = (event: { event_id: string }) =>
+      events.find((e) => (e.payload as { event_id: string }).event_id === event.event_id)!;
+
+    const jsonl = await run(topic, '--key', 'experiment-1-a');
+    expect(jsonl.stderr).toBe('');
+    expect(jsonl.code).toBe(0);
+    expect(lines(jsonl.stdout)).toEqual([
+      expect.objectContaining({
+        topic,
+        key: 'experiment-1-a',
+        eventType: 'TrialStatusChanged',
+        schemaVersion: 1,
+      }),
+    ]);
+    expect(lines(jsonl.stdout)[0].event).toEqual({
+      event_id: (events[0]!.payload as { event_id: string }).event_id,
+      occurred_at: '2026-05-01T12:00:00.125Z',
+      trial_name: 'experiment-1-a',
+      experiment_name: 'experiment-1',
+      condition: 'EARLYSTOPPED',
+      reason: 'TrialEarlyStopped',
+      message: 'Trial is early stopped, "loss" > 0.5',
+      source: 'early-stopping-worker',
+    });
+
+    const csv = await run(topic, '--format', 'csv');
+    expect(csv.code).toBe(0);
+    // JSON escapes the second message's line break: each row stays on one line.
+    const rows = csv.stdout.split('\r\n').slice(1, -1);
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      const m = /^([^,]*),\d+,\d+,[^,]*,([^,]*),([^,]*),([^,]*),"(.*)"$/.exec(row);
+      expect(m, row).not.toBeNull();
+      const [, rowTopic, key, eventType, correlationId, eventJson] = m!;
+      const event = JSON.parse(eventJson!.replaceAll('""', '"'));
+      const sent = sentFor(event);
+      expect({ rowTopic, key, eventType, correlationId }).toEqual({
+        rowTopic: topic,
+        key: sent.key,
+        eventType: 'TrialStatusChanged',
+        correlationId: sent.correlationId,
+      });
       expect(event).toEqual(asPrinted(sent));
     }
   });
