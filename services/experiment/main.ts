@@ -114,7 +114,7 @@ try {
   if (settings.services.includes('suggestion')) {
     hosted.push({
       definition: lookupService(root, 'api.v1.beta1.Suggestion').service,
-      implementation: createSuggestionHandlers({ producer, clock: systemClock, logger }),
+      implementation: createSuggestionHandlers({ producer, clock: systemClock, logger, registry }),
     });
     // Katib's suggestion pods are probed as manager.v1beta1.Suggestion.
     healthNames.push('api.v1.beta1.Suggestion', 'manager.v1beta1.Suggestion');
