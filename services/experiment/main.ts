@@ -18,6 +18,8 @@ import { createLogger } from '../../shared/logger.ts';
 import { createMetricsRegistry, startMetricsServer } from '../../shared/metrics.ts';
 import { SettingsError } from '../../shared/settings.ts';
 import { createDbManagerHandlers } from './adapters/dbmanager-grpc.ts';
+import { startEarlyStoppingWorker } from './adapters/early-stopping-worker.ts';
+import { createEarlyStoppingHandlers, createRemoteCurves } from './adapters/earlystopping-grpc.ts';
 import { startPersistenceWorker } from './adapters/persistence-worker.ts';
 import { openPostgresObservationStore } from './adapters/postgres-observation-store.ts';
 import { createReadBarrier } from './adapters/read-barrier.ts';
@@ -55,11 +57,9 @@ try {
   lifecycle.onStop('kafka admin', () => admin.disconnect());
   await ensureTopics(
     admin,
-    [
-      TOPICS.observations,
-      dlqOf(TOPICS.observations),
-      ...(settings.services.includes('suggestion') ? [TOPICS.suggestions] : []),
-    ],
+    [TOPICS.observations, TOPICS.trialStatus, TOPICS.earlyStoppingRules, TOPICS.suggestions].flatMap(
+      (topic) => [topic, dlqOf(topic)],
+    ),
     logger,
   );
 
@@ -118,6 +118,47 @@ try {
     });
     // Katib's suggestion pods are probed as manager.v1beta1.Suggestion.
     healthNames.push('api.v1.beta1.Suggestion', 'manager.v1beta1.Suggestion');
+  }
+
+  if (settings.services.includes('earlystopping')) {
+    const barrierFor = (topic: string) =>
+      createReadBarrier({
+        admin,
+        topic,
+        groupId: settings.persistenceGroup,
+        timeoutMs: settings.readBarrierTimeoutMs,
+      });
+    const remote = createRemoteCurves({ deadlineMs: settings.dbManagerDeadlineMs });
+    lifecycle.onStop('remote DBManager clients', () => remote.close());
+    hosted.push({
+      definition: lookupService(root, 'api.v1.beta1.EarlyStopping').service,
+      implementation: createEarlyStoppingHandlers({
+        producer,
+        store,
+        observationsBarrier: barrierFor(TOPICS.observations.name),
+        statusBarrier: barrierFor(TOPICS.trialStatus.name),
+        remoteCurves: remote.reader,
+        clock: systemClock,
+        logger,
+      }),
+    });
+    healthNames.push('api.v1.beta1.EarlyStopping');
+  }
+
+  if (settings.earlyStoppingWorker) {
+    const worker = await startEarlyStoppingWorker({
+      kafka,
+      admin,
+      catalog,
+      producer,
+      clock: systemClock,
+      logger,
+      groupId: settings.earlyStoppingGroup,
+      sessionTimeoutMs: settings.workerSessionTimeoutMs,
+      catchUpTimeoutMs: settings.readBarrierTimeoutMs,
+      registry,
+    });
+    lifecycle.onStop('early-stopping worker', () => worker.stop());
   }
 
   const health = createHealthService();

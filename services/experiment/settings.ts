@@ -43,6 +43,9 @@ export const experimentSettingsSpec = {
   persistenceWorker: bool('PERSISTENCE_WORKER', true),
   persistenceGroup: str('PERSISTENCE_GROUP', 'experiment-persistence', 'a Kafka consumer group id'),
   workerSessionTimeoutMs: int('WORKER_SESSION_TIMEOUT_MS', 10_000, { min: 6_000, max: 300_000 }),
+  earlyStoppingWorker: bool('EARLY_STOPPING_WORKER', true),
+  earlyStoppingGroup: str('EARLY_STOPPING_GROUP', 'experiment-early-stopping', 'a Kafka consumer group id'),
+  dbManagerDeadlineMs: int('DB_MANAGER_DEADLINE_MS', 60_000, { min: 100, max: 600_000 }),
   readBarrierTimeoutMs: int('READ_BARRIER_TIMEOUT_MS', 5_000, { min: 1, max: 600_000 }),
   shutdownDeadlineMs: int('SHUTDOWN_DEADLINE_MS', 15_000, { min: 100, max: 600_000 }),
 };

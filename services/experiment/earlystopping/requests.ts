@@ -1,0 +1,130 @@
+// Katib's EarlyStopping requests, checked and turned into plain values (INVALID_ARGUMENT naming
+import { createHash } from 'node:crypto';
+// the field otherwise), and the events that record what the service decided.
+
+import type { GetEarlyStoppingRulesRequest__Output } from '../../../proto/gen/api/v1/beta1/GetEarlyStoppingRulesRequest.ts';
+import type { SetTrialStatusRequest__Output } from '../../../proto/gen/api/v1/beta1/SetTrialStatusRequest.ts';
+import type { ValidateEarlyStoppingSettingsRequest__Output } from '../../../proto/gen/api/v1/beta1/ValidateEarlyStoppingSettingsRequest.ts';
+import { invalidArgument } from '../../../shared/errors.ts';
+import {
+  type MedianStopSettings,
+  type ObjectiveType,
+  readMedianStopSettings,
+  type StoppingRule,
+} from './medianstop.ts';
+
+export interface RulesRequest {
+  readonly experimentName: string;
+  readonly objectiveMetric: string;
+  readonly objectiveType: ObjectiveType;
+  readonly settings: MedianStopSettings;
+  readonly trials: readonly { readonly name: string; readonly condition: string }[];
+  /** The trials whose curves make the rule (Katib: condition SUCCEEDED only). */
+  readonly succeeded: readonly string[];
+  /** A DBManager to read the curves from instead of the local store. */
+  readonly dbManagerAddress?: string;
+}
+
+const HOST_PORT = /^[^\s:]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/;
+
+export function toSettings(request: ValidateEarlyStoppingSettingsRequest__Output): MedianStopSettings {
+  const spec = request.early_stopping;
+  return readMedianStopSettings({
+    algorithmName: spec?.algorithm_name ?? '',
+    settings: spec?.algorithm_settings ?? [],
+  });
+}
+
+export function toRulesRequest(request: GetEarlyStoppingRulesRequest__Output): RulesRequest {
+  const experiment = request.experiment;
+  if (!experiment?.name) throw invalidArgument('experiment.name: missing');
+  const spec = experiment.spec;
+  const objectiveMetric = spec?.objective?.objective_metric_name ?? '';
+  if (objectiveMetric === '')
+    throw invalidArgument('experiment.spec.objective.objective_metric_name: missing');
+  const settings = readMedianStopSettings({
+    algorithmName: spec?.early_stopping?.algorithm_name ?? '',
+    settings: spec?.early_stopping?.algorithm_settings ?? [],
+  });
+  const address = request.db_manager_address.trim();
+  if (address !== '' && !HOST_PORT.test(address))
+    throw invalidArgument(`db_manager_address: ${JSON.stringify(address)} is not host:port`);
+  const trials = request.trials.map((trial, i) => {
+    if (trial.name === '') throw invalidArgument(`trials[${i}].name: missing`);
+    return { name: trial.name, condition: trial.status?.condition ?? 'CREATED' };
+  });
+  return {
+    experimentName: experiment.name,
+    objectiveMetric,
+    objectiveType: spec?.objective?.type ?? 'UNKNOWN',
+    settings,
+    trials,
+    succeeded: trials.filter((t) => t.condition === 'SUCCEEDED').map((t) => t.name),
+    ...(address !== '' ? { dbManagerAddress: address } : {}),
+  };
+}
+
+export function toTrialName(request: SetTrialStatusRequest__Output): string {
+  if (request.trial_name === '') throw invalidArgument('trial_name: missing');
+  return request.trial_name;
+}
+
+export function rulesIssuedPayload(
+  request: RulesRequest,
+  rules: readonly StoppingRule[],
+  meta: { readonly eventId: string; readonly now: number },
+) {
+  return {
+    event_id: meta.eventId,
+    occurred_at: meta.now,
+    experiment_name: request.experimentName,
+    objective_metric: request.objectiveMetric,
+    objective_type: request.objectiveType,
+    rules: rules.map((rule) => ({
+      name: rule.name,
+      value: rule.value,
+      comparison: rule.comparison,
+      start_step: rule.startStep,
+    })),
+    trials: request.trials.map((trial) => ({ name: trial.name, condition: trial.condition })),
+  };
+}
+
+export const EARLY_STOPPED = Object.freeze({
+  condition: 'EARLYSTOPPED',
+  reason: 'TrialEarlyStopped',
+  message: 'Trial is early stopped',
+});
+
+/**
+ * A trial is early-stopped once: the event id is derived from the trial name, so any repeat of the
+ * decision (a retry, a second instance) is recognisable by every idempotent consumer.
+ */
+export function earlyStoppedPayload(input: {
+  readonly eventId: string;
+  readonly trialName: string;
+  readonly experimentName: string;
+  readonly message: string;
+  readonly source: 'SetTrialStatus' | 'early-stopping-worker';
+  readonly now: number;
+}) {
+  return {
+    event_id: input.eventId,
+    occurred_at: input.now,
+    trial_name: input.trialName,
+    experiment_name: input.experimentName,
+    condition: EARLY_STOPPED.condition,
+    reason: EARLY_STOPPED.reason,
+    message: input.message,
+    source: input.source,
+  };
+}
+
+/** A UUID-shaped id derived from the text (SHA-1, version 5 layout): the same decision, the same id. */
+export function stableEventId(text: string): string {
+  const hex = createHash('sha1').update(text).digest('hex');
+  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+export const earlyStoppedEventId = (trialName: string): string => stableEventId(`early-stopped:${trialName}`);
