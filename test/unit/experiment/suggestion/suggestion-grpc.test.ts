@@ -44,7 +44,6 @@ beforeAll(async () => {
               // The payload must fit the schema, as the real producer checks.
               for (const e of events) catalog.encode(e.eventType, e.payload);
               published.push({ topic, events });
-              return [];
             },
           },
         }),
