@@ -1,0 +1,151 @@
+// Bayesian optimisation as Katib's scikit-optimize service offers it: random initial points,
+// then a Gaussian process (./gp.ts) fitted to every completed trial and the point that
+// maximises an acquisition function (LCB, EI, PI, or the gp_hedge portfolio of the three).
+// The acquisition is maximised over random and near-best candidates, then refined by a compass
+// search. A batch and the running trials are handled by the kriging believer: each chosen or
+// pending point is added with the model's own prediction as its value.
+
+import type { Rng } from '../rng.ts';
+import type { Sampler } from '../space.ts';
+import { type Features, featuresOf } from './bo-features.ts';
+import { fitGp, type GpModel } from './gp.ts';
+import { normalCdf, normalPdf, sampleIndex } from './numeric.ts';
+import type { Encoded } from './parzen.ts';
+import { encodePoint } from './tpe-core.ts';
+import { axesOf, collectDistinct, randomPoint } from './unit-space.ts';
+
+/** Katib's base_estimator values. Every one is served by the Gaussian process (see README). */
+export type BaseEstimator = 'GP' | 'RF' | 'ET' | 'GBRT';
+/** EIps and PIps weigh by predicted run time, which Katib never reports: they act as EI and PI. */
+export type AcquisitionFunction = 'gp_hedge' | 'LCB' | 'EI' | 'PI' | 'EIps' | 'PIps';
+/** sampling: candidates only; lbfgs and auto: candidates, then local refinement of the best. */
+export type AcquisitionOptimizer = 'auto' | 'sampling' | 'lbfgs';
+
+export interface BayesianOptimizationOptions {
+  readonly baseEstimator: BaseEstimator;
+  /** Completed trials drawn at random before the model is used (n_initial_points). */
+  readonly nInitialPoints: number;
+  readonly acqFunc: AcquisitionFunction;
+  readonly acqOptimizer: AcquisitionOptimizer;
+}
+
+export const DEFAULT_BAYESIAN_OPTIMIZATION_OPTIONS: BayesianOptimizationOptions = Object.freeze({
+  baseEstimator: 'GP',
+  nInitialPoints: 10,
+  acqFunc: 'gp_hedge',
+  acqOptimizer: 'auto',
+});
+
+/** scikit-optimize's defaults for LCB's kappa and EI/PI's xi. */
+const KAPPA = 1.96;
+const XI = 0.01;
+const RANDOM_CANDIDATES = 500;
+const LOCAL_CANDIDATES_PER_CENTRE = 40;
+const REFINED_STARTS = 2;
+
+type Acquisition = (mean: number, sd: number, best: number) => number;
+
+const ACQUISITIONS: Readonly<Record<'EI' | 'PI' | 'LCB', Acquisition>> = {
+  EI: (mean, sd, best) => {
+    const improvement = best - mean - XI;
+    const z = improvement / sd;
+    return improvement * normalCdf(z) + sd * normalPdf(z);
+  },
+  PI: (mean, sd, best) => normalCdf((best - mean - XI) / sd),
+  LCB: (mean, sd) => -(mean - KAPPA * sd),
+};
+
+export const bayesianOptimization: Sampler<BayesianOptimizationOptions> = (input) => {
+  const { dimensions, history, pending, count, rng, options } = input;
+  const axes = axesOf(dimensions);
+  if (history.length < Math.max(1, options.nInitialPoints)) {
+    return collectDistinct(axes, pending, count, rng, () => randomPoint(axes, rng));
+  }
+  const features = featuresOf(axes);
+  const observed = history.flatMap((o) => {
+    const encoded = encodePoint(axes, o.point);
+    return encoded && Number.isFinite(o.loss) ? [{ encoded, x: features.vector(encoded), loss: o.loss }] : [];
+  });
+  const mean = observed.reduce((s, o) => s + o.loss, 0) / observed.length;
+  const sd = Math.sqrt(observed.reduce((s, o) => s + (o.loss - mean) ** 2, 0) / observed.length) || 1;
+  const ys = observed.map((o) => (o.loss - mean) / sd);
+  const best = Math.min(...ys);
+  const centres = [...observed]
+    .sort((a, b) => a.loss - b.loss)
+    .slice(0, 5)
+    .map((o) => o.encoded);
+  let model = fitGp(
+    observed.map((o) => o.x),
+    ys,
+    features.width,
+  );
+  const believe = (xs: Float64Array[]) =>
+    xs.length
+      ? model.condition(
+          xs,
+          xs.map((x) => model.predict(x).mean),
+        )
+      : model;
+  model = believe(
+    pending.flatMap((p) => {
+      const encoded = encodePoint(axes, p);
+      return encoded ? [features.vector(encoded)] : [];
+    }),
+  );
+  return collectDistinct(axes, pending, count, rng, (chosen) => {
+    if (chosen.length > 0) {
+      const last = encodePoint(axes, chosen.at(-1)!);
+      if (last) model = believe([features.vector(last)]);
+    }
+    const encoded = propose(model, features, best, centres, options, rng);
+    return features.decode(encoded);
+  });
+};
+
+function propose(
+  model: GpModel,
+  features: Features,
+  best: number,
+  centres: readonly Encoded[],
+  options: BayesianOptimizationOptions,
+  rng: Rng,
+): number[] {
+  const names = acquisitionsFor(options.acqFunc);
+  const pool = features.candidates(RANDOM_CANDIDATES, centres, LOCAL_CANDIDATES_PER_CENTRE, rng);
+  const predictions = pool.map((c) => model.predict(features.vector(c)));
+  const winners = names.map((name) => {
+    const acquisition = ACQUISITIONS[name];
+    const score = (c: readonly number[]) => {
+      const p = model.predict(features.vector(c));
+      return acquisition(p.mean, p.sd, best);
+    };
+    const ranked = pool
+      .map((c, i) => ({ c, value: acquisition(predictions[i]!.mean, predictions[i]!.sd, best) }))
+      .sort((a, b) => b.value - a.value);
+    if (options.acqOptimizer === 'sampling') return ranked[0]!.c;
+    let winner = ranked[0]!;
+    for (const start of ranked.slice(0, REFINED_STARTS)) {
+      const refined = features.refine(start.c, start.value, score);
+      if (refined.value > winner.value) winner = refined;
+    }
+    return winner.c;
+  });
+  if (winners.length === 1) return winners[0]!;
+  // gp_hedge without memory: each function's candidate is chosen with probability ∝ exp(−μ(x)),
+  // the gain scikit-optimize accumulates over calls, taken from the current model alone.
+  const gains = winners.map((c) => -model.predict(features.vector(c)).mean);
+  const top = Math.max(...gains);
+  return winners[
+    sampleIndex(
+      gains.map((g) => Math.exp(g - top)),
+      rng.next(),
+    )
+  ]!;
+}
+
+function acquisitionsFor(name: AcquisitionFunction): ('EI' | 'PI' | 'LCB')[] {
+  if (name === 'gp_hedge') return ['EI', 'PI', 'LCB'];
+  if (name === 'EIps') return ['EI'];
+  if (name === 'PIps') return ['PI'];
+  return [name];
+}
