@@ -72,7 +72,7 @@ export function createSuggestionHandlers(deps: SuggestionDeps): UntypedServiceIm
     >(
       'Suggestion.ValidateAlgorithmSettings',
       async (request) => {
-        prepareExperiment(request.experiment, algorithms);
+        prepareExperiment(request.experiment, algorithms, { settingsOnlyWithoutParameters: true });
         return {};
       },
       { logger },

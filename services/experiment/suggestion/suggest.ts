@@ -21,10 +21,15 @@ export interface PreparedExperiment {
   readonly view: ExperimentView;
 }
 
-/** Everything both calls check: algorithm name, settings (Katib's messages), search space. */
+/**
+ * Everything both calls check: algorithm name, settings (Katib's messages), search space.
+ * ValidateAlgorithmSettings without any parameter checks the settings alone, as Katib's services
+ * do (their own tests send none); GetSuggestions needs a search space.
+ */
 export function prepareExperiment(
   experiment: Experiment__Output | null,
   algorithms: ReadonlyMap<string, AnyAlgorithm>,
+  options: { readonly settingsOnlyWithoutParameters?: boolean } = {},
 ): PreparedExperiment {
   const spec = experiment?.spec ?? null;
   const algorithmName = spec?.algorithm?.algorithm_name ?? '';
@@ -32,9 +37,11 @@ export function prepareExperiment(
   const algorithm = algorithms.get(algorithmName);
   if (algorithm === undefined) throw invalidArgument(`unknown algorithm name ${algorithmName}`);
   const config: unknown = algorithm.readSettings(settingsMap(spec?.algorithm?.algorithm_settings));
+  const parameters = spec?.parameter_specs?.parameters ?? [];
   const view: ExperimentView = {
     name: experiment?.name ?? '',
-    dimensions: toDimensions(spec?.parameter_specs?.parameters ?? []),
+    dimensions:
+      parameters.length === 0 && options.settingsOnlyWithoutParameters ? [] : toDimensions(parameters),
     objective: readObjective(spec),
     parallelTrialCount: spec?.parallel_trial_count ?? 0,
     maxTrialCount: spec?.max_trial_count ?? 0,

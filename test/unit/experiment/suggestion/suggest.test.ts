@@ -101,6 +101,28 @@ describe('both calls refuse bad input alike', () => {
     );
   });
 
+  it('ValidateAlgorithmSettings without parameters checks the settings alone, as Katib (its own test vectors)', () => {
+    const settingsOnly = { settingsOnlyWithoutParameters: true };
+    const bare = (algorithm: string, settings: Record<string, string>) =>
+      experiment({ algorithm, settings, parameters: [] });
+    const tpe = bare('tpe', {
+      random_state: '10',
+      gamma: '0.25',
+      prior_weight: '1.0',
+      n_EI_candidates: '24',
+    });
+    expect(() => prepareExperiment(tpe, ALGORITHMS, settingsOnly)).not.toThrow();
+    expect(() => prepareExperiment(bare('tpe', { gamma: '1.5' }), ALGORITHMS, settingsOnly)).toThrow(
+      'gamma should be in the range of (0, 1)',
+    );
+    expect(() =>
+      prepareExperiment(bare('hyperband', { r_l: '1', resource_name: 'x' }), ALGORITHMS, settingsOnly),
+    ).toThrow('value of resource_name setting must be in parameters.');
+    expect(() => suggest(request(tpe), ALGORITHMS)).toThrow(
+      'experiment.spec.parameter_specs: no parameters to search',
+    );
+  });
+
   it('a request number out of range', () => {
     expect(() => suggest(request(make('random'), [], -1), ALGORITHMS)).toThrow(
       'current_request_number must be between 0 and 10000, got -1',
