@@ -5,7 +5,17 @@ import type { Experiment__Output } from '../../../../proto/gen/api/v1/beta1/Expe
 import { ALGORITHMS } from '../../../../services/experiment/suggestion/registry.ts';
 import { prepareExperiment, suggest } from '../../../../services/experiment/suggestion/suggest.ts';
 import { AppError } from '../../../../shared/errors.ts';
-import { assignmentsOf, double, experiment, int, MIXED, request, trial } from './fixtures.ts';
+import {
+  assignmentsOf,
+  categorical,
+  discrete,
+  double,
+  experiment,
+  int,
+  MIXED,
+  request,
+  trial,
+} from './fixtures.ts';
 
 const SETTINGS: Record<string, Record<string, string>> = {
   hyperband: { r_l: '9', resource_name: 'layers' },
@@ -214,4 +224,64 @@ describe('replies', () => {
     expect(values('li').every((v) => (v - 1) % 3 === 0)).toBe(true);
     expect(sets.every((s) => !s.i!.includes('.') && s.u!.includes('.'))).toBe(true);
   });
+});
+
+describe('Katib’s own GetSuggestions test vectors', () => {
+  it('hyperopt tpe: eight parameters, two trials without condition, two suggestions', () => {
+    const exp = experiment({
+      name: 'test',
+      algorithm: 'tpe',
+      settings: { random_state: '10', gamma: '0.25', prior_weight: '1.0', n_EI_candidates: '24' },
+      metric: '',
+      parameters: [
+        int('param-1', '1', '5'),
+        categorical('param-2', ['cat1', 'cat2', 'cat3']),
+        discrete('param-3', ['3', '2', '6']),
+        double('param-4', '1', '5'),
+        double('param-5', '1', '5', { step: '0.5', distribution: 'LOG_UNIFORM' }),
+        double('param-6', '1', '5', { distribution: 'LOG_UNIFORM' }),
+        double('param-7', '5', '10', { step: '0.8', distribution: 'UNIFORM' }),
+        double('param-8', '5', '10', { distribution: 'UNIFORM' }),
+      ],
+    });
+    const trials = [
+      trial(
+        'test-asfjh',
+        { 'param-1': '2', 'param-2': 'cat1', 'param-3': '2', 'param-4': '3.44' },
+        'CREATED',
+        { 'metric=2': '5643' },
+      ),
+      trial(
+        'test-234hs',
+        { 'param-1': '3', 'param-2': 'cat2', 'param-3': '6', 'param-4': '4.44' },
+        'CREATED',
+        { 'metric=2': '3028' },
+      ),
+    ];
+    const sets = assignmentsOf(
+      suggest({ ...request(exp, trials, 2), total_request_number: 0 }, ALGORITHMS).reply,
+    );
+    expect(sets).toHaveLength(2);
+    for (const set of sets) expect(Object.keys(set)).toHaveLength(8);
+  });
+
+  it.each(['cmaes', 'tpe', 'random'])(
+    'goptuna %s: INT -10..10, CATEGORICAL, DISCRETE, DOUBLE -1.5..5.5, MINIMIZE',
+    (algorithm) => {
+      const exp = experiment({
+        algorithm,
+        type: 'MINIMIZE',
+        parameters: [
+          int('param-1', '-10', '10'),
+          categorical('param-2', ['cat1', 'cat2', 'cat3']),
+          discrete('param-3', ['3', '2', '6']),
+          double('param-4', '-1.5', '5.5'),
+        ],
+      });
+      const sets = assignmentsOf(suggest(request(exp, [], 2), ALGORITHMS).reply);
+      expect(sets).toHaveLength(2);
+      for (const set of sets)
+        expect(Object.keys(set).sort()).toEqual(['param-1', 'param-2', 'param-3', 'param-4']);
+    },
+  );
 });
