@@ -108,10 +108,28 @@ export function pointKey(point: Point): string {
   return JSON.stringify(point);
 }
 
+/** Every point of a fully discrete space, in a fixed order. */
+function enumerate(axes: readonly Axis[]): Point[] {
+  let points: (number | string)[][] = [[]];
+  for (const axis of axes) {
+    const values: (number | string)[] =
+      axis.kind === 'categorical'
+        ? [...axis.choices]
+        : Array.from({ length: axis.levels! }, (_, k) =>
+            axis.fromUnit(axis.toUnit(axis.dimension.low + k * axis.dimension.step!)),
+          );
+    points = points.flatMap((prefix) => values.map((value) => [...prefix, value]));
+  }
+  return points;
+}
+
+const ENUMERABLE = 100_000;
+
 /**
  * Collects a batch of distinct points, also distinct from the pending ones. `propose` is asked
- * again when it returns a point already taken; after a few refusals a random point stands in,
- * and only a space too small to hold the batch lets a repeat through.
+ * again when it returns a point already taken; after a few refusals a random point stands in.
+ * In a small discrete space the free points are listed and one of them is drawn; only when
+ * none is left does a repeat go through (the caller asked for exactly `count` points).
  */
 export function collectDistinct(
   axes: readonly Axis[],
@@ -122,11 +140,17 @@ export function collectDistinct(
 ): Point[] {
   const taken = new Set(pending.map(pointKey));
   const chosen: Point[] = [];
-  const roomy = spaceSize(axes) > taken.size + count;
+  const size = spaceSize(axes);
+  let all: Point[] | undefined;
   for (let i = 0; i < count; i++) {
     let point = propose(chosen);
-    for (let attempt = 0; roomy && taken.has(pointKey(point)) && attempt < 64; attempt++) {
+    for (let attempt = 0; taken.has(pointKey(point)) && attempt < 16; attempt++) {
       point = attempt < 8 ? propose(chosen) : randomPoint(axes, rng);
+    }
+    if (taken.has(pointKey(point)) && size <= ENUMERABLE) {
+      all ??= enumerate(axes);
+      const free = all.filter((p) => !taken.has(pointKey(p)));
+      if (free.length > 0) point = free[rng.int(free.length)]!;
     }
     taken.add(pointKey(point));
     chosen.push(point);
