@@ -47,7 +47,7 @@ export const SERVICE_STATS = Object.freeze({
   shouldRateLimitTotal: 'ratelimit_server.ShouldRateLimit.total_requests',
 });
 
-const IPV4 = /\b(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\b/g;
+const IPV4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)/g;
 
 /** statsd-safe key: `:` and `|` become `_`, and so do the dots of IPv4 addresses (stats/manager_impl.go). */
 export function sanitizeStatsKey(key: string): string {
