@@ -29,7 +29,7 @@ export function createProgressTopic(options: {
         })),
       );
     },
-    read: (cluster) => readKey({ kafka, catalog, topic, key: cluster, logger }),
+    read: (cluster) => readProgressEvents({ kafka, catalog, topic, key: cluster, logger }),
   };
 }
 
@@ -37,7 +37,7 @@ export function createProgressTopic(options: {
  * Every record with `key`, from the start of each partition to its high watermark at the time of
  * the call. Reads through a throwaway consumer group that commits nothing and is deleted after.
  */
-async function readKey(options: {
+export async function readProgressEvents(options: {
   kafka: Kafka;
   catalog: EventCatalog;
   topic: string;
