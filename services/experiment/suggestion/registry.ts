@@ -7,11 +7,16 @@ import { hyperband } from './algorithms/hyperband.ts';
 import { pbt } from './algorithms/pbt.ts';
 import { randomSampler } from './algorithms/random.ts';
 import { sobol } from './algorithms/sobol.ts';
+import {
+  bayesianOptimization,
+  DEFAULT_BAYESIAN_OPTIMIZATION_OPTIONS,
+} from './models/bayesian-optimization.ts';
 import { cmaes, DEFAULT_CMAES_OPTIONS } from './models/cmaes.ts';
 import { DEFAULT_MULTIVARIATE_TPE_OPTIONS, multivariateTpe } from './models/multivariate-tpe.ts';
 import { DEFAULT_TPE_OPTIONS, tpe } from './models/tpe.ts';
 import {
   checkCmaesSpace,
+  readBayesianOptimizationSettings,
   readCmaesSettings,
   readMultivariateTpeSettings,
   readRandomSettings,
@@ -56,6 +61,19 @@ export const ALGORITHMS: ReadonlyMap<string, AnyAlgorithm> = new Map<string, Any
       options: (c) => ({
         sigma: c.sigma ?? DEFAULT_CMAES_OPTIONS.sigma,
         restartStrategy: c.restartStrategy,
+      }),
+    }),
+  ],
+  [
+    'bayesianoptimization',
+    fromSampler({
+      readSettings: readBayesianOptimizationSettings,
+      sampler: bayesianOptimization,
+      options: (c) => ({
+        baseEstimator: c.baseEstimator ?? DEFAULT_BAYESIAN_OPTIMIZATION_OPTIONS.baseEstimator,
+        nInitialPoints: c.nInitialPoints ?? DEFAULT_BAYESIAN_OPTIMIZATION_OPTIONS.nInitialPoints,
+        acqFunc: c.acqFunc ?? DEFAULT_BAYESIAN_OPTIMIZATION_OPTIONS.acqFunc,
+        acqOptimizer: c.acqOptimizer ?? DEFAULT_BAYESIAN_OPTIMIZATION_OPTIONS.acqOptimizer,
       }),
     }),
   ],

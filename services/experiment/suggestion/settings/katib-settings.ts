@@ -156,7 +156,10 @@ export function readCmaesSettings(s: ReadonlyMap<string, string>): CmaesSettings
 export const ACQ_FUNCS = ['gp_hedge', 'LCB', 'EI', 'PI', 'EIps', 'PIps'] as const;
 export const ACQ_OPTIMIZERS = ['auto', 'sampling', 'lbfgs'] as const;
 
+export const BASE_ESTIMATORS = ['GP', 'RF', 'ET', 'GBRT'] as const;
+
 export interface BayesianOptimizationSettings extends Seeded {
+  readonly baseEstimator?: (typeof BASE_ESTIMATORS)[number];
   readonly nInitialPoints?: number;
   readonly acqFunc?: (typeof ACQ_FUNCS)[number];
   readonly acqOptimizer?: (typeof ACQ_OPTIMIZERS)[number];
@@ -170,15 +173,15 @@ export function readBayesianOptimizationSettings(
     known('base_estimator', 'n_initial_points', 'acq_func', 'acq_optimizer', 'random_state'),
     'bayesianoptimization',
   );
-  // Katib's skopt also takes RF, ET and GBRT; only the Gaussian process is implemented here, and
-  // answering another estimator with a GP would be a silent substitution.
-  optionalChoice(
-    s,
-    'base_estimator',
-    ['GP'] as const,
-    (v) => `base_estimator ${v} is not supported in Bayesian optimization`,
-  );
   return {
+    // RF, ET and GBRT are accepted so that Katib experiments keep running; the Gaussian process
+    // serves them all (the sampler says so).
+    baseEstimator: optionalChoice(
+      s,
+      'base_estimator',
+      BASE_ESTIMATORS,
+      (v) => `base_estimator ${v} is not supported in Bayesian optimization`,
+    ),
     nInitialPoints: optionalInt(
       s,
       'n_initial_points',

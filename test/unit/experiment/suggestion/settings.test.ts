@@ -98,11 +98,6 @@ const REJECTED: [string, Record<string, string>, string][] = [
     { base_estimator: 'unknown estimator' },
     'base_estimator unknown estimator is not supported in Bayesian optimization',
   ],
-  [
-    'bayesianoptimization',
-    { base_estimator: 'RF' },
-    'base_estimator RF is not supported in Bayesian optimization',
-  ],
   ['bayesianoptimization', { n_initial_points: '-1' }, 'n_initial_points should be great or equal than zero'],
   [
     'bayesianoptimization',
@@ -221,7 +216,10 @@ const ACCEPTED: [string, Record<string, string>][] = [
       random_state: '10',
     },
   ],
-  ['bayesianoptimization', { acq_func: 'LCB' }],
+  ['bayesianoptimization', { acq_func: 'LCB', base_estimator: 'RF' }],
+  ['bayesianoptimization', { base_estimator: 'ET' }],
+  ['bayesianoptimization', { base_estimator: 'GBRT', acq_func: 'EIps' }],
+  ['bayesianoptimization', { acq_func: 'PIps' }],
   ['bayesianoptimization', { acq_func: 'EI', acq_optimizer: 'lbfgs' }],
   ['bayesianoptimization', { acq_func: 'PI', acq_optimizer: 'sampling' }],
   ['hyperband', { r_l: '10', resource_name: '--num-epochs' }],
