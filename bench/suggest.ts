@@ -1,0 +1,221 @@
+// Suggestion benchmark: every algorithm on the anchor problems of hpo-anchors.md, 100 trials
+// and 20 seeds each, through gRPC (two experiment servers, so both cores work), printing the
+// median regret at 25/50/100 trials and the median GetSuggestions time at 100 completed trials
+// beside Optuna's figures. Flags: --algorithms a,b --problems p,q --seeds N --trials N
+// --in-process (the use case called directly, for tuning) --servers N --loops N (per server).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import { kafkaSettings } from '../shared/bus/kafka.ts';
+import { readSettings } from '../shared/settings.ts';
+import { type ExperimentServer, startExperimentServer } from '../test/helpers/experiment-server.ts';
+import { anchorFor } from './suggest/anchors.ts';
+import { type LoopResult, runLoop } from './suggest/driver.ts';
+import { PROBLEMS } from './suggest/problems.ts';
+import { grpcTransport } from './suggest/transports.ts';
+import type { Job } from './suggest/worker.ts';
+
+const ALL = [
+  'random',
+  'grid',
+  'sobol',
+  'tpe',
+  'multivariate-tpe',
+  'cmaes',
+  'bayesianoptimization',
+  'hyperband',
+  'pbt',
+];
+const { values: flags } = parseArgs({
+  options: {
+    algorithms: { type: 'string', default: ALL.join(',') },
+    problems: { type: 'string', default: PROBLEMS.map((p) => p.name).join(',') },
+    seeds: { type: 'string', default: '20' },
+    trials: { type: 'string', default: '100' },
+    'in-process': { type: 'boolean', default: false },
+    servers: { type: 'string', default: String(Math.max(1, Math.min(2, availableParallelism()))) },
+    loops: { type: 'string', default: '2' },
+    'timing-samples': { type: 'string', default: '5' },
+  },
+});
+const algorithms = flags.algorithms.split(',').filter(Boolean);
+const problems = PROBLEMS.filter((p) => flags.problems.split(',').includes(p.name));
+const seeds = Number(flags.seeds);
+const trials = Number(flags.trials);
+const unknown = algorithms.filter((a) => !ALL.includes(a));
+if (unknown.length || !problems.length || !(seeds > 0) || !(trials >= 1)) {
+  console.error(
+    `bad flags: algorithms ${unknown.join(',') || 'ok'}, ${problems.length} problems, ${seeds} seeds, ${trials} trials`,
+  );
+  process.exit(2);
+}
+
+interface Outcome {
+  readonly job: Job;
+  readonly regrets?: number[];
+  readonly ms?: number;
+  readonly error?: string;
+}
+
+const jobs: Job[] = algorithms.flatMap((algorithm) =>
+  problems.flatMap((problem) =>
+    Array.from({ length: seeds }, (_, seed) => ({ algorithm, problem: problem.name, seed, trials })),
+  ),
+);
+const started = performance.now();
+const outcomes = flags['in-process'] ? await runInProcess(jobs) : await runThroughGrpc(jobs);
+report(outcomes);
+console.log(
+  `\n${jobs.length} loops in ${((performance.now() - started) / 1000).toFixed(0)} s (${flags['in-process'] ? 'in-process' : 'gRPC'})`,
+);
+
+async function runInProcess(all: Job[]): Promise<Outcome[]> {
+  const workers = Math.max(1, Math.min(2, availableParallelism()));
+  const queue = [...all];
+  const results: Outcome[] = [];
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      const worker = new Worker(new URL('./suggest/worker.ts', import.meta.url));
+      for (let job = queue.shift(); job; job = queue.shift()) {
+        const current = job;
+        results.push(
+          await new Promise<Outcome>((resolve) => {
+            worker.once('message', resolve);
+            worker.postMessage(current);
+          }),
+        );
+        progress(results.length, all.length);
+      }
+      await worker.terminate();
+    }),
+  );
+  return results;
+}
+
+async function runThroughGrpc(all: Job[]): Promise<Outcome[]> {
+  const settings = readSettings(kafkaSettings, process.env);
+  const scratch = mkdtempSync(join(tmpdir(), 'bench-suggest-'));
+  const servers: ExperimentServer[] = [];
+  const clients: ReturnType<typeof grpcTransport>[] = [];
+  try {
+    for (let i = 0; i < Number(flags.servers); i++) {
+      const server = await startExperimentServer({
+        KAFKA_BROKERS: settings.kafkaBrokers.join(','),
+        EXPERIMENT_SERVICES: 'suggestion',
+        PERSISTENCE_WORKER: 'false',
+        EARLY_STOPPING_WORKER: 'false',
+        OBSERVATION_STORE: 'sqlite',
+        SQLITE_FILE: join(scratch, `observations-${i}.db`),
+      });
+      servers.push(server);
+      clients.push(grpcTransport(server.address));
+    }
+    const queue = [...all];
+    const results: Outcome[] = [];
+    const finals = new Map<string, LoopResult['finalRequest'][]>();
+    await Promise.all(
+      clients.flatMap((client) =>
+        Array.from({ length: Number(flags.loops) }, async () => {
+          for (let job = queue.shift(); job; job = queue.shift()) {
+            const problem = PROBLEMS.find((p) => p.name === job!.problem)!;
+            try {
+              const result = await runLoop(client.transport, job.algorithm, problem, job.seed, job.trials);
+              const key = `${job.algorithm}/${job.problem}`;
+              finals.set(key, [...(finals.get(key) ?? []), result.finalRequest]);
+              results.push({ job, regrets: result.regrets });
+            } catch (error) {
+              results.push({ job, error: (error as Error).message });
+            }
+            progress(results.length, all.length);
+          }
+        }),
+      ),
+    );
+    // Timing on a quiet machine: one call at a time, each with `trials` completed trials.
+    const timed = new Map<string, number[]>();
+    for (const [key, requests] of finals) {
+      const samples: number[] = [];
+      for (const request of requests.slice(0, Number(flags['timing-samples']))) {
+        const t0 = performance.now();
+        await clients[0]!.transport(request);
+        samples.push(performance.now() - t0);
+      }
+      timed.set(key, samples);
+    }
+    return results.map((outcome) => {
+      const samples = timed.get(`${outcome.job.algorithm}/${outcome.job.problem}`) ?? [];
+      return { ...outcome, ms: samples[outcome.job.seed] };
+    });
+  } finally {
+    for (const client of clients) client.close();
+    await Promise.all(servers.map((server) => server.stop()));
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function progress(done: number, total: number): void {
+  if (process.stderr.isTTY) process.stderr.write(`\r${done}/${total} loops`);
+}
+
+function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const position = (sorted.length - 1) * q;
+  const low = Math.floor(position);
+  const high = Math.ceil(position);
+  return sorted[low]! + (sorted[high]! - sorted[low]!) * (position - low);
+}
+
+function fmt(v: number): string {
+  if (!Number.isFinite(v)) return '-';
+  return v !== 0 && (Math.abs(v) < 0.01 || Math.abs(v) >= 1e5) ? v.toExponential(1) : v.toPrecision(3);
+}
+
+function report(results: readonly Outcome[]): void {
+  if (process.stderr.isTTY) process.stderr.write('\n');
+  for (const failure of results.filter((r) => r.error).slice(0, 20)) {
+    console.log(
+      `FAILED ${failure.job.algorithm} ${failure.job.problem} seed ${failure.job.seed}: ${failure.error}`,
+    );
+  }
+  const header = [
+    'problem',
+    'algorithm',
+    'regret@25',
+    'regret@50',
+    'regret@100 [q25, q75]',
+    'ms/call',
+    'anchor (Optuna)',
+    'anchor@100',
+    'anchor ms',
+    'goal',
+  ];
+  const rows: string[][] = [header];
+  for (const problem of problems) {
+    for (const algorithm of algorithms) {
+      const mine = results.filter(
+        (r) => r.job.problem === problem.name && r.job.algorithm === algorithm && r.regrets,
+      );
+      if (!mine.length) continue;
+      const at = (k: number) => mine.map((r) => r.regrets![k]!);
+      const times = mine.flatMap((r) => (r.ms === undefined ? [] : [r.ms]));
+      const anchor = anchorFor(algorithm, problem.name);
+      const median100 = quantile(at(2), 0.5);
+      rows.push([
+        problem.name,
+        algorithm,
+        fmt(quantile(at(0), 0.5)),
+        fmt(quantile(at(1), 0.5)),
+        `${fmt(median100)} [${fmt(quantile(at(2), 0.25))}, ${fmt(quantile(at(2), 0.75))}]`,
+        times.length ? quantile(times, 0.5).toFixed(2) : '-',
+        anchor ? `${anchor.sampler}: ${anchor.regret.slice(0, 2).map(fmt).join(' / ')}` : '-',
+        anchor ? fmt(anchor.regret[2]) : '-',
+        anchor ? anchor.msPerSuggestion.toFixed(2) : '-',
+        anchor ? (median100 <= anchor.regret[2] ? 'ok' : 'MISSED') : '',
+      ]);
+    }
+  }
+  const widths = header.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  for (const row of rows) console.log(row.map((cell, c) => cell.padEnd(widths[c]!)).join('  '));
+}
