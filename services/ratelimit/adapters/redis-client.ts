@@ -43,7 +43,8 @@ const retryStrategy = (times: number): number => Math.min(50 * 2 ** Math.min(tim
 
 /**
  * Failing fast is the point: with no connection a command is rejected at once (no offline queue,
- * no retry of commands), and a command waits at most REDIS_TIMEOUT.
+ * no retry of commands). REDIS_TIMEOUT bounds connecting here; the store's watchdog bounds
+ * commands (ioredis's commandTimeout costs a timer per command, a measurable share of a decision).
  */
 function baseOptions(connection: RedisConnectionSettings, tls: RedisTlsFiles): RedisOptions {
   return {
@@ -53,7 +54,6 @@ function baseOptions(connection: RedisConnectionSettings, tls: RedisTlsFiles): R
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
     connectTimeout: connection.timeoutMs,
-    commandTimeout: connection.timeoutMs,
     retryStrategy,
     enableReadyCheck: true,
   };

@@ -46,6 +46,7 @@ export function createRedisCounterStore(options: RedisStoreOptions): RedisCounte
   const random = options.random ?? Math.random;
   let roundTrips = 0;
   let lastHealthy: boolean | undefined;
+  const watchdogs: NodeJS.Timeout[] = [];
 
   const expiry = (windowSeconds: number): number =>
     windowSeconds + Math.floor(random() * expirationJitterMaxSeconds);
@@ -96,11 +97,18 @@ export function createRedisCounterStore(options: RedisStoreOptions): RedisCounte
         pipeline.expire(item.key, expiry(item.windowSeconds));
       }
       roundTrips++;
+      const sent = { at: performance.now() };
+      inFlight(client).push(sent);
       let replies: Array<[Error | null, unknown]> | null;
       try {
         replies = await pipeline.exec();
       } catch (error) {
         throw redisError(`redis ${connection.name}: ${(error as Error).message}`, error);
+      } finally {
+        const queue = inFlight(client);
+        const at = queue.indexOf(sent);
+        if (at === 0) queue.shift();
+        else if (at > 0) queue.splice(at, 1);
       }
       if (replies === null) throw redisError(`redis ${connection.name}: pipeline was not executed`);
       const counts = new Array<number>(items.length);
@@ -118,6 +126,30 @@ export function createRedisCounterStore(options: RedisStoreOptions): RedisCounte
       }
       return counts;
     };
+
+    // Pipelines on one connection are answered in order: the oldest waiting one tells whether
+    // the connection hangs. One timer per pool instead of one per command.
+    const pending = new Map<Client, Array<{ at: number }>>(clients.map((c) => [c, []]));
+    const inFlight = (client: Client): Array<{ at: number }> => pending.get(client)!;
+    const watchdog = setInterval(
+      () => {
+        const now = performance.now();
+        for (const [client, queue] of pending) {
+          if (queue.length > 0 && now - queue[0]!.at > connection.timeoutMs) {
+            logger.warn(
+              { store: connection.name, where, timeoutMs: connection.timeoutMs },
+              'redis did not answer in time; reconnecting',
+            );
+            lastError = `i/o timeout after ${connection.timeoutMs} ms`;
+            queue.length = 0;
+            client.disconnect(true);
+          }
+        }
+      },
+      Math.min(100, connection.timeoutMs),
+    );
+    watchdog.unref();
+    watchdogs.push(watchdog);
 
     const send =
       connection.pipelineWindowMs > 0 || connection.pipelineLimit > 0
@@ -172,6 +204,7 @@ export function createRedisCounterStore(options: RedisStoreOptions): RedisCounte
       reportHealth();
     },
     async close() {
+      for (const watchdog of watchdogs) clearInterval(watchdog);
       await Promise.all(
         pools.flatMap((pool) => pool.clients.map((c) => c.quit().catch(() => c.disconnect()))),
       );
