@@ -67,7 +67,7 @@ const jobs: Job[] = algorithms.flatMap((algorithm) =>
 const started = performance.now();
 const outcomes = flags['in-process'] ? await runInProcess(jobs) : await runThroughGrpc(jobs);
 report(outcomes);
-console.log(
+print(
   `\n${jobs.length} loops in ${((performance.now() - started) / 1000).toFixed(0)} s (${flags['in-process'] ? 'in-process' : 'gRPC'})`,
 );
 
@@ -155,6 +155,10 @@ async function runThroughGrpc(all: Job[]): Promise<Outcome[]> {
   }
 }
 
+function print(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
 function progress(done: number, total: number): void {
   if (process.stderr.isTTY) process.stderr.write(`\r${done}/${total} loops`);
 }
@@ -175,7 +179,7 @@ function fmt(v: number): string {
 function report(results: readonly Outcome[]): void {
   if (process.stderr.isTTY) process.stderr.write('\n');
   for (const failure of results.filter((r) => r.error).slice(0, 20)) {
-    console.log(
+    print(
       `FAILED ${failure.job.algorithm} ${failure.job.problem} seed ${failure.job.seed}: ${failure.error}`,
     );
   }
@@ -217,5 +221,5 @@ function report(results: readonly Outcome[]): void {
     }
   }
   const widths = header.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  for (const row of rows) console.log(row.map((cell, c) => cell.padEnd(widths[c]!)).join('  '));
+  for (const row of rows) print(row.map((cell, c) => cell.padEnd(widths[c]!)).join('  '));
 }
