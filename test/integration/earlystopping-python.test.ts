@@ -1,0 +1,153 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Partitioners } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createKafka } from '../../shared/bus/kafka.ts';
+import { TOPICS } from '../../shared/bus/topics.ts';
+import { silentLogger } from '../../shared/logger.ts';
+import { type ExperimentServer, startExperimentServer } from '../helpers/experiment-server.ts';
+import { uniqueName } from '../helpers/kafka.ts';
+import { readEvents } from '../helpers/topic-events.ts';
+
+// A second gRPC implementation (Debian's python3-grpcio, stubs from python3-grpc-tools' protoc)
+// gets the same rules and errors as earlystopping.test.ts for the same curves.
+const run = promisify(execFile);
+const infra = inject('infra');
+const INTEROP = join(import.meta.dirname, '..', 'interop');
+const dir = mkdtempSync(join(tmpdir(), 'earlystopping-python-'));
+const kafka = createKafka({
+  brokers: infra.KAFKA_BROKERS.split(','),
+  clientId: 'test-es-python',
+  logger: silentLogger,
+});
+let server: ExperimentServer;
+
+/**
+ * A new persistence group that starts at the topics' current ends: the test's reads wait only for
+ * its own events, not for the store to take in every event earlier runs left on the topics.
+ */
+async function persistenceGroupAtEnd(): Promise<string> {
+  const groupId = uniqueName('test-es-python-persistence');
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    for (const topic of [TOPICS.observations.name, TOPICS.trialStatus.name]) {
+      const ends = await admin.fetchTopicOffsets(topic);
+      await admin.setOffsets({
+        groupId,
+        topic,
+        partitions: ends.map((p) => ({ partition: p.partition, offset: p.high })),
+      });
+    }
+  } finally {
+    await admin.disconnect();
+  }
+  return groupId;
+}
+
+beforeAll(async () => {
+  await run('bash', [join(INTEROP, 'compile_proto.sh'), join(dir, 'stubs')], { timeout: 60_000 });
+  server = await startExperimentServer({
+    KAFKA_BROKERS: infra.KAFKA_BROKERS,
+    OBSERVATION_STORE: 'sqlite',
+    SQLITE_FILE: join(dir, 'observations.db'),
+    PERSISTENCE_GROUP: await persistenceGroupAtEnd(),
+    EARLY_STOPPING_GROUP: uniqueName('test-es-python-worker'),
+    WORKER_SESSION_TIMEOUT_MS: '6000',
+    READ_BARRIER_TIMEOUT_MS: '30000',
+  });
+});
+
+afterAll(async () => {
+  if (server) expect(await server.stop()).toBe(0);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A trial of `experiment` whose status events share `trial`'s partition, so they come after its own. */
+function samePartitionAs(trial: string, experiment: string): string {
+  const partitioner = Partitioners.DefaultPartitioner();
+  const partitionMetadata = Array.from({ length: TOPICS.trialStatus.partitions }, (_, partitionId) => ({
+    partitionId,
+    leader: 0,
+    replicas: [0],
+    isr: [0],
+    offlineReplicas: [],
+    partitionErrorCode: 0,
+  }));
+  const partitionOf = (key: string) =>
+    partitioner({ topic: TOPICS.trialStatus.name, partitionMetadata, message: { key, value: null } });
+  for (let i = 0; ; i++) {
+    const candidate = `${experiment}-sentinel-${i}`;
+    if (partitionOf(candidate) === partitionOf(trial)) return candidate;
+  }
+}
+
+const ok = (reply: unknown) => ({ code: 'OK', details: '', reply });
+const invalid = (details: string) => ({ code: 'INVALID_ARGUMENT', details });
+
+describe('a Python grpcio EarlyStopping client generated from the proto', () => {
+  it('gets the median rule, Katib validation messages, and SetTrialStatus OK / NOT_FOUND', async () => {
+    const experiment = uniqueName('py-exp');
+    const known = `${experiment}-c`;
+    const sentinel = samePartitionAs(known, experiment);
+    const { stdout } = await run(
+      '/usr/bin/python3',
+      [join(INTEROP, 'earlystopping_client.py'), join(dir, 'stubs'), server.address, experiment, sentinel],
+      { timeout: 120_000 },
+    );
+    const result = JSON.parse(stdout);
+
+    const rule = { name: 'accuracy', value: '0.75', start_step: 4 };
+    expect(result.rules).toEqual({
+      two_succeeded: ok([]),
+      maximize: ok([{ ...rule, comparison: 'LESS' }]),
+      minimize: ok([{ ...rule, comparison: 'GREATER' }]),
+      start_step_0: invalid('start_step must be greater or equal than one (>=1)'),
+    });
+    expect(result.validate).toEqual({
+      valid: ok(0),
+      unknown_algorithm: invalid('unknown algorithm name unknown'),
+      unknown_setting: invalid('unknown setting unknown_conf for algorithm medianstop'),
+      min_trials_required_0: invalid('min_trials_required must be greater than zero (>0)'),
+      start_step_0: invalid('start_step must be greater or equal than one (>=1)'),
+    });
+
+    expect(result.set_trial_status.known).toEqual(ok(0));
+    expect(result.set_trial_status.known_again).toEqual(ok(0));
+    expect(result.set_trial_status.unknown).toEqual({
+      code: 'NOT_FOUND',
+      details: `trial ${experiment}-never-reported not found: no observation log or status was ever recorded for it`,
+    });
+    expect(result.set_trial_status.empty).toEqual(invalid('trial_name: missing'));
+    expect(result.set_trial_status.sentinel).toEqual(ok(0));
+
+    // Two calls, one event: the sentinel's event, published after both, ends the read.
+    // The rules topic holds one EarlyStoppingRulesIssued per accepted call.
+    const statuses = await readEvents(
+      kafka,
+      TOPICS.trialStatus.name,
+      (key) => key === known || key === sentinel,
+      (events) => events.some((e) => e.key === sentinel),
+    );
+    expect(statuses.filter((e) => e.key === known).map((e) => e.payload)).toEqual([
+      expect.objectContaining({
+        trial_name: known,
+        condition: 'EARLYSTOPPED',
+        reason: 'TrialEarlyStopped',
+        source: 'SetTrialStatus',
+      }),
+    ]);
+    const issued = await readEvents(
+      kafka,
+      TOPICS.earlyStoppingRules.name,
+      (key) => key === experiment,
+      (events) => events.length >= 3,
+    );
+    expect(issued.map((e) => (e.payload.rules as { comparison: string }[]).map((r) => r.comparison))).toEqual(
+      [[], ['LESS'], ['GREATER']],
+    );
+  });
+});
