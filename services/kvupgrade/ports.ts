@@ -60,6 +60,8 @@ export interface EtcdClient {
    * FAILED_PRECONDITION and `authRequired` when auth is on and no credentials were given.
    */
   quorumRead(url: string): Promise<{ readonly revision: number }>;
+  /** Whether the member refuses a read without credentials ("user name is empty"), whatever credentials this client has. */
+  authEnabled(url: string): Promise<boolean>;
   status(url: string): Promise<MemberStatus>;
   memberList(url: string): Promise<ClusterMember[]>;
   /** Must be sent to the leader; resolves once leadership moved. */

@@ -1,12 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { readProgressEvents } from '../../services/kvupgrade/adapters/progress-topic.ts';
+import type { UpgradeProgress } from '../../services/kvupgrade/domain/progress.ts';
 import { loadCatalog } from '../../shared/avro/catalog.ts';
 import { createKafka } from '../../shared/bus/kafka.ts';
 import { TOPICS } from '../../shared/bus/topics.ts';
 import { silentLogger } from '../../shared/logger.ts';
-import { readProgressEvents } from '../../services/kvupgrade/adapters/progress-topic.ts';
-import type { UpgradeProgress } from '../../services/kvupgrade/domain/progress.ts';
 import type { InfraEnv } from '../integration/global-setup.ts';
+import { createTopics } from './kafka.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -18,10 +19,18 @@ export interface CliResult {
 }
 
 /** The kvupgrade CLI as a user runs it, in its own process. */
-export function spawnKvupgrade(infra: InfraEnv, args: readonly string[]): { child: ChildProcess; result: Promise<CliResult> } {
+export function spawnKvupgrade(
+  infra: InfraEnv,
+  args: readonly string[],
+): { child: ChildProcess; result: Promise<CliResult> } {
   const child = spawn(process.execPath, [join(ROOT, 'services/kvupgrade/main.ts'), ...args], {
     cwd: ROOT,
-    env: { ...process.env, KAFKA_BROKERS: infra.KAFKA_BROKERS, LOG_LEVEL: 'error', NODE_OPTIONS: '--disable-warning=TimeoutNegativeWarning' },
+    env: {
+      ...process.env,
+      KAFKA_BROKERS: infra.KAFKA_BROKERS,
+      LOG_LEVEL: 'error',
+      NODE_OPTIONS: '--disable-warning=TimeoutNegativeWarning',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -38,15 +47,24 @@ export function spawnKvupgrade(infra: InfraEnv, args: readonly string[]): { chil
   return { child, result };
 }
 
-export const runKvupgrade = (infra: InfraEnv, args: readonly string[]): Promise<CliResult> => spawnKvupgrade(infra, args).result;
+export const runKvupgrade = (infra: InfraEnv, args: readonly string[]): Promise<CliResult> =>
+  spawnKvupgrade(infra, args).result;
 
 /** The `replay` CLI on kv.upgrade-progress, as the issue asks: `replay kv.upgrade-progress --from-beginning --key <cluster>`. */
 export function runReplay(infra: InfraEnv, key: string): Promise<CliResult> {
-  const child = spawn(process.execPath, [join(ROOT, 'services/replay/main.ts'), TOPICS.upgradeProgress.name, '--from-beginning', '--key', key], {
-    cwd: ROOT,
-    env: { ...process.env, KAFKA_BROKERS: infra.KAFKA_BROKERS, NODE_OPTIONS: '--disable-warning=TimeoutNegativeWarning' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'services/replay/main.ts'), TOPICS.upgradeProgress.name, '--from-beginning', '--key', key],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        KAFKA_BROKERS: infra.KAFKA_BROKERS,
+        NODE_OPTIONS: '--disable-warning=TimeoutNegativeWarning',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -55,13 +73,26 @@ export function runReplay(infra: InfraEnv, key: string): Promise<CliResult> {
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return new Promise((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
 }
 
 /** Every UpgradeProgress event of a cluster, in order, straight from the topic. */
 export async function progressEvents(infra: InfraEnv, cluster: string): Promise<UpgradeProgress[]> {
-  const kafka = createKafka({ brokers: infra.KAFKA_BROKERS.split(','), clientId: 'kvupgrade-test', logger: silentLogger });
-  return readProgressEvents({ kafka, catalog: loadCatalog(), topic: TOPICS.upgradeProgress.name, key: cluster, logger: silentLogger });
+  const kafka = createKafka({
+    brokers: infra.KAFKA_BROKERS.split(','),
+    clientId: 'kvupgrade-test',
+    logger: silentLogger,
+  });
+  await createTopics(kafka, TOPICS.upgradeProgress);
+  return readProgressEvents({
+    kafka,
+    catalog: loadCatalog(),
+    topic: TOPICS.upgradeProgress.name,
+    key: cluster,
+    logger: silentLogger,
+  });
 }
 
 /** The transitions of the events, as `step[member]` strings: the story in short. */

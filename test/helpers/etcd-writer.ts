@@ -21,7 +21,10 @@ export interface Writer {
  * A client writing `<prefix><n>` = `v<n>` without pause through the v3 gateway, starting each write
  * on the next endpoint in turn and failing over to the others until one acknowledges it.
  */
-export function startWriter(endpoints: readonly string[], options: { prefix?: string; giveUpMs?: number } = {}): Writer {
+export function startWriter(
+  endpoints: readonly string[],
+  options: { prefix?: string; giveUpMs?: number } = {},
+): Writer {
   const { prefix = 'w/', giveUpMs = 15_000 } = options;
   const acknowledged: string[] = [];
   const failed: string[] = [];
@@ -84,10 +87,19 @@ export async function readPrefix(endpoint: string, prefix: string): Promise<Map<
   });
   const json = (await response.json()) as { kvs?: { key: string; value: string }[] };
   if (response.status !== 200) throw new Error(`range ${prefix} on ${endpoint}: HTTP ${response.status}`);
-  return new Map((json.kvs ?? []).map((kv) => [Buffer.from(kv.key, 'base64').toString(), Buffer.from(kv.value ?? '', 'base64').toString()]));
+  return new Map(
+    (json.kvs ?? []).map((kv) => [
+      Buffer.from(kv.key, 'base64').toString(),
+      Buffer.from(kv.value ?? '', 'base64').toString(),
+    ]),
+  );
 }
 
 export async function putKey(endpoint: string, key: string, value: string): Promise<void> {
-  const response = await fetch(`${endpoint}/v3/kv/put`, { method: 'POST', body: JSON.stringify({ key: b64(key), value: b64(value) }) });
-  if (response.status !== 200) throw new Error(`put ${key} on ${endpoint}: HTTP ${response.status} ${await response.text()}`);
+  const response = await fetch(`${endpoint}/v3/kv/put`, {
+    method: 'POST',
+    body: JSON.stringify({ key: b64(key), value: b64(value) }),
+  });
+  if (response.status !== 200)
+    throw new Error(`put ${key} on ${endpoint}: HTTP ${response.status} ${await response.text()}`);
 }

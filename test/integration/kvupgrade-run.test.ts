@@ -41,7 +41,12 @@ describe('kvupgrade run on a real 3-member 3.4.23 cluster', () => {
     const events = await progressEvents(infra, cluster.name);
     const [leader] = events.filter((e) => e.step === 'checks-passed').map((e) => e.leader);
     const followers = cluster.members.map((m) => m.name).filter((n) => n !== leader);
-    const upgrade = (m: string) => [`member-stopping[${m}]`, `member-stopped[${m}]`, `member-starting[${m}]`, `member-upgraded[${m}]`];
+    const upgrade = (m: string) => [
+      `member-stopping[${m}]`,
+      `member-stopped[${m}]`,
+      `member-starting[${m}]`,
+      `member-upgraded[${m}]`,
+    ];
     expect(story(events)).toEqual([
       'checks-passed',
       'snapshot-saved',
@@ -51,10 +56,24 @@ describe('kvupgrade run on a real 3-member 3.4.23 cluster', () => {
       'cluster-version-updated',
     ]);
     const steps = new Set(events.map((e) => e.step));
-    for (const step of ['member-published', 'leadership-moved', 'cluster-version-updated', 'capabilities-enabled']) expect(steps).toContain(step);
+    for (const step of [
+      'member-published',
+      'leadership-moved',
+      'cluster-version-updated',
+      'capabilities-enabled',
+    ])
+      expect(steps).toContain(step);
     const done = events.at(-1)!;
-    expect(done).toMatchObject({ phase: 'completed', observed_version: '3.5.0', upgraded: [...followers, leader] });
-    expect(events.filter((e) => e.step === 'member-upgraded').every((e) => e.observed_version === '3.5.16' && (e.elapsed_ms ?? 0) > 0)).toBe(true);
+    expect(done).toMatchObject({
+      phase: 'completed',
+      observed_version: '3.5.0',
+      upgraded: [...followers, leader],
+    });
+    expect(
+      events
+        .filter((e) => e.step === 'member-upgraded')
+        .every((e) => e.observed_version === '3.5.16' && (e.elapsed_ms ?? 0) > 0),
+    ).toBe(true);
   });
 
   it('status tells where the cluster stands, and plan says there is nothing left to do', async () => {

@@ -104,6 +104,15 @@ export function createEtcdHttp(options: {
       const json = await gateway(url, '/v3/kv/range', { key: PROBE_KEY, serializable: false });
       return { revision: number((json.header as Json | undefined)?.revision) };
     },
+    async authEnabled(url) {
+      const { status, body } = await request(url, '/v3/kv/range', {
+        method: 'POST',
+        body: JSON.stringify({ key: PROBE_KEY, serializable: true }),
+      });
+      if (status === 200) return false;
+      if (/user name is empty/.test(errorText(body))) return true;
+      throw unavailable(`${url}/v3/kv/range: HTTP ${status}: ${errorText(body)}`);
+    },
     async status(url): Promise<MemberStatus> {
       const json = await gateway(url, '/v3/maintenance/status', {});
       const header = (json.header ?? {}) as Json;

@@ -86,5 +86,13 @@ export async function gatherFacts(spec: ClusterSpec, etcd: EtcdClient): Promise<
     etcdctl,
     etcdutl,
   };
-  return { members, memberList, tools };
+  let authEnabled: boolean | undefined;
+  for (const m of spec.members) {
+    const answer = await settle(etcd.authEnabled(m.clientUrl));
+    if (answer.ok) {
+      authEnabled = answer.value;
+      break;
+    }
+  }
+  return { members, memberList, tools, authEnabled };
 }

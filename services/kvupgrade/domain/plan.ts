@@ -42,6 +42,8 @@ export interface ClusterFacts {
     | readonly { readonly id: string; readonly name: string; readonly peerUrls: readonly string[] }[]
     | undefined;
   readonly tools: ToolFacts;
+  /** A read without credentials is refused; undefined when no member answered. */
+  readonly authEnabled: boolean | undefined;
 }
 
 export type VerdictStatus = 'pass' | 'warn' | 'refuse' | 'done';
@@ -104,9 +106,11 @@ export function evaluatePlan(
       `unhealthy: ${unhealthy.map((m) => `${m.name} (${m.health.ok ? '' : m.health.error})`).join('; ')}`,
     );
 
-  const authRequired = members.some((m) => !m.quorumRead.ok && m.quorumRead.authRequired);
+  // Without credentials a read is refused for want of a user: the auth verdict below covers that.
+  const needCredentials = members.some((m) => !m.quorumRead.ok && m.quorumRead.authRequired);
+  const authRequired = facts.authEnabled === true || needCredentials;
   const readFailed = members.filter((m) => !m.quorumRead.ok && !m.quorumRead.authRequired);
-  if (readFailed.length === 0 && !authRequired)
+  if (readFailed.length === 0 && !needCredentials)
     add('quorum-read', 'pass', 'a linearizable read succeeds through every member');
   else if (readFailed.length > 0) {
     add(

@@ -72,6 +72,7 @@ function factsWith(
       etcdctl: { version: '3.5.16' },
       etcdutl: { version: '3.5.16' },
     },
+    authEnabled: false,
     ...rest,
   };
 }
