@@ -4,20 +4,43 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { readExperimentSettings } from '../services/experiment/settings.ts';
+import { readRatelimitSettings } from '../services/ratelimit/settings.ts';
 import { TOPICS } from '../shared/bus/topics.ts';
 import type { Env } from '../shared/settings.ts';
 import { startInfra } from './infra-client.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
-/** Every long-running service of the product; each reads its own settings from the environment. */
-const SERVICES: ReadonlyArray<{ name: string; entry: string; listens: (env: Env) => string }> = [
+/**
+ * Every long-running service of the product; each reads its own settings from the environment,
+ * on top of `defaults` (what suits one machine, where they differ from the service's own defaults).
+ */
+const SERVICES: ReadonlyArray<{
+  name: string;
+  entry: string;
+  defaults?: Env;
+  listens: (env: Env) => string;
+}> = [
   {
     name: 'experiment',
     entry: 'services/experiment/main.ts',
     listens: (env) => {
       const s = readExperimentSettings(env);
       return `gRPC ${s.grpcHost}:${s.grpcPort} (Katib DBManager, health), metrics http://${s.grpcHost}:${s.metricsPort}/metrics, ${s.store} store`;
+    },
+  },
+  {
+    name: 'ratelimit',
+    entry: 'services/ratelimit/main.ts',
+    defaults: {
+      REDIS_SOCKET_TYPE: 'tcp',
+      RUNTIME_ROOT: join(ROOT, 'services', 'ratelimit', 'example', 'current'),
+      RUNTIME_SUBDIRECTORY: 'ratelimit',
+      USE_STATSD: 'false',
+    },
+    listens: (env) => {
+      const s = readRatelimitSettings(env);
+      return `gRPC ${s.grpcHost}:${s.grpcPort} (Envoy RLS v3, health), HTTP http://${s.host}:${s.port}/json, debug http://${s.debugHost}:${s.debugPort}/ (rlconfig, stats, metrics), config ${s.runtimeRoot}`;
     },
   },
 ];
@@ -40,9 +63,12 @@ const declared = spawnSync(process.execPath, [join(ROOT, 'scripts', 'declare-top
 });
 if (declared.status !== 0) process.exit(1);
 
-const children: Array<{ name: string; child: ChildProcess }> = SERVICES.map(({ name, entry }) => ({
+const children: Array<{ name: string; child: ChildProcess }> = SERVICES.map(({ name, entry, defaults }) => ({
   name,
-  child: spawn(process.execPath, [join(ROOT, entry)], { env: { ...env, ...process.env }, stdio: 'inherit' }),
+  child: spawn(process.execPath, [join(ROOT, entry)], {
+    env: { ...defaults, ...env, ...process.env },
+    stdio: 'inherit',
+  }),
 }));
 
 say('');
@@ -53,7 +79,8 @@ say(`  postgres    ${env.POSTGRES_URL}`);
 say(`  memcached   ${env.MEMCACHE_HOST_PORT}`);
 say(`  etcd 3.4    ${env.ETCD34_BIN_DIR}`);
 say(`  etcd 3.5    ${env.ETCD35_BIN_DIR}`);
-for (const { name, listens } of SERVICES) say(`  ${name.padEnd(11)} ${listens({ ...env, ...process.env })}`);
+for (const { name, listens, defaults } of SERVICES)
+  say(`  ${name.padEnd(11)} ${listens({ ...defaults, ...env, ...process.env })}`);
 say('Read any topic with `npm run -s replay -- <topic>`.');
 say('Ctrl-C stops everything.');
 

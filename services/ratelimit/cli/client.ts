@@ -47,6 +47,10 @@ export function protoText(value: unknown): string {
     const items = Array.isArray(field) ? field : [field];
     for (const item of items) {
       if (item === null || item === undefined || item === '' || item === 0 || item === '0') continue;
+      if (Buffer.isBuffer(item)) {
+        if (item.length > 0) parts.push(`${key}:${JSON.stringify(item.toString('latin1'))}`);
+        continue;
+      }
       if (typeof item === 'object') parts.push(`${key}:{${protoText(item)}}`);
       else
         parts.push(
@@ -76,7 +80,7 @@ async function main(): Promise<number> {
     };
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n`);
-    return 2;
+    return error instanceof UsageError && error.message === 'invalid descriptor list' ? 1 : 2;
   }
   const RateLimitService = lookupService(loadPackageDefinition([RLS_PROTO]), RLS_SERVICE);
   const client = new RateLimitService(flags.dialString, credentials.createInsecure());
