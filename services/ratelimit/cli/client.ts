@@ -85,12 +85,12 @@ async function main(): Promise<number> {
   const RateLimitService = lookupService(loadPackageDefinition([RLS_PROTO]), RLS_SERVICE);
   const client = new RateLimitService(flags.dialString, credentials.createInsecure());
   try {
+    const rls = client as unknown as {
+      ShouldRateLimit(r: WireRequest, o: object, cb: (e: ServiceError | null, v: unknown) => void): void;
+    };
     const response = await new Promise<unknown>((resolve, reject) =>
-      (client as unknown as Record<string, Function>).ShouldRateLimit!.call(
-        client,
-        request,
-        { deadline: Date.now() + 10_000 },
-        (error: ServiceError | null, reply: unknown) => (error ? reject(error) : resolve(reply)),
+      rls.ShouldRateLimit(request, { deadline: Date.now() + 10_000 }, (error, reply) =>
+        error ? reject(error) : resolve(reply),
       ),
     );
     process.stdout.write(`response: ${protoText(response)}\n`);
