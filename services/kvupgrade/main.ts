@@ -16,7 +16,7 @@ import { createCommandTemplateDriver } from './adapters/command-template-driver.
 import { createEtcdHttp } from './adapters/etcd-http.ts';
 import { createSnapshotTool } from './adapters/etcd-tools.ts';
 import { createLocalProcessDriver } from './adapters/local-process-driver.ts';
-import { createProgressTopic } from './adapters/progress-topic.ts';
+import { createProgressTopic, readProgressEvents } from './adapters/progress-topic.ts';
 import { loadState, resumeUpgrade, rollback, runUpgrade } from './app/commands.ts';
 import { gatherFacts } from './app/facts.ts';
 import { renderEvent, renderPlan, renderStatus } from './app/render.ts';
@@ -64,24 +64,21 @@ async function main(): Promise<number> {
     clientId: `${settings.kafkaClientId}-kvupgrade`,
     logger,
   });
+  const catalog = loadCatalog();
+  const topic = TOPICS.upgradeProgress.name;
+  if (options.command === 'status') {
+    const read = (cluster: string) => readProgressEvents({ kafka, catalog, topic, key: cluster, logger });
+    const { state, events } = await loadState({ read }, spec.name);
+    out(renderStatus(state, events));
+    return EXIT.ok;
+  }
+
   const admin = kafka.admin();
   await admin.connect();
   await ensureTopics(admin, [TOPICS.upgradeProgress], logger).finally(() => admin.disconnect());
-  const catalog = loadCatalog();
   const producer = await createEventProducer({ kafka, catalog });
   try {
-    const progress = createProgressTopic({
-      kafka,
-      producer,
-      catalog,
-      topic: TOPICS.upgradeProgress.name,
-      logger,
-    });
-    if (options.command === 'status') {
-      const { state, events } = await loadState(progress, spec.name);
-      out(renderStatus(state, events));
-      return EXIT.ok;
-    }
+    const progress = createProgressTopic({ kafka, producer, catalog, topic, logger });
     const clock = systemClock;
     const driver =
       spec.driver.kind === 'local'

@@ -26,7 +26,9 @@ describe('kvupgrade rollback after the point of no return', () => {
     const asked = await runKvupgrade(infra, ['rollback', '--cluster', cluster.file]);
     expect(asked.code).toBe(4);
     expect(asked.stdout).toMatch(/^rollback of cluster etcd-\w+ restores the snapshot .*\.db\n/);
-    expect(asked.stdout).toMatch(/the cluster is at revision \d+: the 1 revisions written since the snapshot are LOST/);
+    expect(asked.stdout).toMatch(
+      /the cluster is at revision \d+: the 1 revisions written since the snapshot are LOST/,
+    );
     expect(asked.stdout).toContain('new cluster ID and member IDs');
     expect(asked.stdout).toMatch(/run again with --yes to do it\n$/);
     expect(await cluster.etcd.version(m1)).toEqual({ server: '3.5.16', cluster: '3.5.0' });

@@ -50,7 +50,12 @@ describe('kvupgrade resume after the orchestrator was SIGKILLed in the middle of
 
     const events = await progressEvents(infra, cluster.name);
     const [first, second, third] = events.find((e) => e.step === 'checks-passed')!.order;
-    const upgrade = (m: string | undefined) => [`member-stopping[${m}]`, `member-stopped[${m}]`, `member-starting[${m}]`, `member-upgraded[${m}]`];
+    const upgrade = (m: string | undefined) => [
+      `member-stopping[${m}]`,
+      `member-stopped[${m}]`,
+      `member-starting[${m}]`,
+      `member-upgraded[${m}]`,
+    ];
     expect(story(events)).toEqual([
       'checks-passed',
       'snapshot-saved',
@@ -68,7 +73,14 @@ describe('kvupgrade resume after the orchestrator was SIGKILLed in the middle of
     const lines = replay.stdout
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as { key: string; eventType: string; event: { session_id: string; command: string; run_id: string; step: string } });
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            key: string;
+            eventType: string;
+            event: { session_id: string; command: string; run_id: string; step: string };
+          },
+      );
     expect(lines.length).toBe(events.length);
     expect(lines.every((l) => l.key === cluster.name && l.eventType === 'UpgradeProgress')).toBe(true);
     const sessions = new Map(lines.map((l) => [l.event.session_id, l.event.command]));

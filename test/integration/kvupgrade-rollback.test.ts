@@ -52,7 +52,9 @@ describe('kvupgrade run when the 3.5 binary fails on the second member', () => {
       const response = await fetch(`${member.clientUrl}/version`);
       expect(await response.json()).toEqual({ etcdserver: '3.4.23', etcdcluster: '3.4.0' });
       expect(await cluster.etcd.health(member.clientUrl)).toBe(true);
-      expect(Object.fromEntries(await readPrefix(member.clientUrl, 'before/'))).toEqual({ 'before/upgrade': 'kept' });
+      expect(Object.fromEntries(await readPrefix(member.clientUrl, 'before/'))).toEqual({
+        'before/upgrade': 'kept',
+      });
     }
 
     const events = await progressEvents(infra, cluster.name);
@@ -75,11 +77,18 @@ describe('kvupgrade run when the 3.5 binary fails on the second member', () => {
       'rollback-finished',
     ]);
     const failure = events.find((e) => e.step === 'step-failed')!;
-    expect(failure.error).toMatch(new RegExp(`^${second} is not running \\(exit code 2\\); last log lines: .*`));
+    expect(failure.error).toMatch(
+      new RegExp(`^${second} is not running \\(exit code 2\\); last log lines: .*`),
+    );
     expect(failure.phase).toBe('rolling-back');
     // The member's own words: etcd 3.5 refused the flag.
-    expect(events.some((e) => e.kind === 'member_log' && e.member === second && e.step === 'flags-rejected')).toBe(true);
-    expect(events.filter((e) => e.step === 'member-rolled-back').map((e) => e.observed_version)).toEqual(['3.4.23', '3.4.23']);
+    expect(
+      events.some((e) => e.kind === 'member_log' && e.member === second && e.step === 'flags-rejected'),
+    ).toBe(true);
+    expect(events.filter((e) => e.step === 'member-rolled-back').map((e) => e.observed_version)).toEqual([
+      '3.4.23',
+      '3.4.23',
+    ]);
     expect(events.at(-1)).toMatchObject({ phase: 'rolled-back', upgraded: [] });
 
     const status = await runKvupgrade(infra, ['status', '--cluster', cluster.file]);

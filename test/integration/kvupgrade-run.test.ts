@@ -59,7 +59,7 @@ describe('kvupgrade run on a real 3-member 3.4.23 cluster', () => {
     for (const step of [
       'member-published',
       'leadership-moved',
-      'cluster-version-updated',
+      'updated-cluster-version',
       'capabilities-enabled',
     ])
       expect(steps).toContain(step);

@@ -34,7 +34,7 @@ export function createProgressTopic(options: {
 }
 
 /**
- * Every record with `key`, from the start of each partition to its high watermark at the time of
+ * Every record with `key` (none when the topic does not exist yet), from the start of each partition to its high watermark at the time of
  * the call. Reads through a throwaway consumer group that commits nothing and is deleted after.
  */
 export async function readProgressEvents(options: {
@@ -49,6 +49,7 @@ export async function readProgressEvents(options: {
   await admin.connect();
   const groupId = `kvupgrade-read-${randomBytes(6).toString('hex')}`;
   try {
+    if (!(await admin.listTopics()).includes(topic)) return [];
     const offsets = await admin.fetchTopicOffsets(topic).catch((error: Error) => {
       throw unavailable(`kafka: cannot read the offsets of ${topic}: ${error.message}`, error);
     });

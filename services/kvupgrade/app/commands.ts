@@ -10,7 +10,7 @@ import { createOrchestrator } from './orchestrator.ts';
 
 /** The cluster's state as its transition events on the topic say, and those events. */
 export async function loadState(
-  progress: ProgressLog,
+  progress: Pick<ProgressLog, 'read'>,
   cluster: string,
 ): Promise<{ state: UpgradeState; events: UpgradeProgress[] }> {
   const events = await progress.read(cluster);
@@ -31,7 +31,11 @@ export async function runUpgrade(
   deps: OrchestratorDeps,
   input: { readonly allowAuth: boolean; readonly runId: string },
 ): Promise<RunOutcome> {
-  const { state } = await loadState(deps.progress, deps.spec.name);
+  // Reading facts changes nothing, so it overlaps with reading the events.
+  const [{ state }, facts] = await Promise.all([
+    loadState(deps.progress, deps.spec.name),
+    gatherFacts(deps.spec, deps.etcd),
+  ]);
   if (ACTIVE_PHASES.includes(state.phase)) {
     throw new AppError(
       'FAILED_PRECONDITION',
@@ -40,7 +44,7 @@ export async function runUpgrade(
   }
   const orchestrator = createOrchestrator(deps);
   await orchestrator.startLogCapture();
-  const plan = evaluatePlan(deps.spec, await gatherFacts(deps.spec, deps.etcd), input);
+  const plan = evaluatePlan(deps.spec, facts, input);
   const at = deps.clock.now();
   await orchestrator.publish(
     plan.verdicts.map((v) => checkEvent({ ...state, runId: input.runId }, v, deps.events, at)),

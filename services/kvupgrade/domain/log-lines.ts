@@ -66,7 +66,7 @@ const ZAP: Record<string, (f: Fields, raw: string) => LogSignal> = {
     const froms = [...raw.matchAll(/"from":"([^"]*)"/g)].map((m) => m[1]!);
     const to = /"to":"([^"]*)"/.exec(raw)?.[1] ?? (froms.length > 1 ? froms.at(-1) : undefined);
     return {
-      step: 'cluster-version-updated',
+      step: 'updated-cluster-version',
       message: `updated cluster version from ${froms[0] ?? '?'} to ${to ?? '?'}`,
       version: to,
     };
@@ -125,7 +125,7 @@ const CAPNSLOG: readonly [RegExp, (m: RegExpExecArray) => LogSignal][] = [
   [
     /updated the cluster version from (\S+) to (\S+)/,
     (m) => ({
-      step: 'cluster-version-updated',
+      step: 'updated-cluster-version',
       message: `updated cluster version from ${m[1]} to ${m[2]}`,
       version: m[2],
     }),

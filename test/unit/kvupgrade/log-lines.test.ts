@@ -35,7 +35,7 @@ describe('member log lines', () => {
     const line =
       '{"level":"info","ts":"2026-11-22T04:56:11.074Z","caller":"membership/cluster.go:546","msg":"updated cluster version","cluster-id":"9d8dbc5ffa908af5","local-member-id":"b446de67ed22b3c2","from":"3.4","from":"3.5"}';
     expect(classifyLogLine(line)).toMatchObject({
-      step: 'cluster-version-updated',
+      step: 'updated-cluster-version',
       message: 'updated cluster version from 3.4 to 3.5',
       version: '3.5',
     });
