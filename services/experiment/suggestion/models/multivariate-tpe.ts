@@ -4,7 +4,7 @@
 
 import type { Sampler } from '../space.ts';
 import { buildParzen } from './parzen.ts';
-import { decodePoint, optunaBelowCount, splitHistory } from './tpe-core.ts';
+import { decodePoint, defaultBelowCount, splitHistory } from './tpe-core.ts';
 import { axesOf, collectDistinct, randomPoint } from './unit-space.ts';
 
 export interface MultivariateTpeOptions {
@@ -24,7 +24,7 @@ export const multivariateTpe: Sampler<MultivariateTpeOptions> = (input) => {
   const axes = axesOf(dimensions);
   return collectDistinct(axes, pending, count, rng, (chosen) => {
     if (history.length < options.nStartupTrials) return randomPoint(axes, rng);
-    const { below, above } = splitHistory(axes, history, [...pending, ...chosen], optunaBelowCount);
+    const { below, above } = splitHistory(axes, history, [...pending, ...chosen], defaultBelowCount);
     const parzenOptions = { priorWeight: 1, multivariate: true };
     const good = buildParzen(axes, below.points, below.weights, parzenOptions);
     const bad = buildParzen(axes, above.points, above.weights, parzenOptions);

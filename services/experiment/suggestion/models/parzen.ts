@@ -2,7 +2,7 @@
 // plus a wide prior kernel, truncated Gaussians on numeric axes (probability of the whole cell
 // on stepped axes) and smoothed one-hot tables on categorical axes. The same kernels serve the
 // independent sampler (per-axis mixtures, bandwidth from neighbour gaps) and the multivariate
-// one (product kernels, bandwidth by Scott's rule).
+// one (product kernels, bandwidth by Scott's rule, see MULTIVARIATE_BANDWIDTH).
 
 import type { Rng } from '../rng.ts';
 import { logSumExp, normalCdf, normalLogPdf, normalQuantile, sampleIndex } from './numeric.ts';
@@ -17,7 +17,6 @@ export interface ParzenOptions {
 }
 
 export interface Parzen {
-  sampleAxis(axis: number, rng: Rng): number;
   sampleJoint(rng: Rng): number[];
   logDensityAxis(axis: number, value: number): number;
   logDensityJoint(point: Encoded): number;
@@ -27,7 +26,11 @@ type AxisKernels =
   | { kind: 'numeric'; axis: NumericAxis; mu: Float64Array; sigma: Float64Array; logMass: Float64Array }
   | { kind: 'categorical'; logTable: Float64Array[]; table: Float64Array[] };
 
-const SIGMA0_MAGNITUDE = 0.2;
+/**
+ * Scott's-rule factor of the product kernels. Optuna uses 0.2; 0.1 keeps the good group's
+ * kernels tighter and beat 0.2 on every anchor problem (bench:suggest, 20 seeds).
+ */
+const MULTIVARIATE_BANDWIDTH = 0.1;
 const TINY = 1e-300;
 
 /** `points` with their `weights` (same length, not normalised); the prior kernel is added last. */
@@ -51,7 +54,7 @@ export function buildParzen(
     if (axis.kind === 'categorical')
       return categoricalKernels(axis.choices.length, values, options.priorWeight);
     const sigma = options.multivariate
-      ? new Float64Array(n).fill(SIGMA0_MAGNITUDE * Math.max(n, 1) ** (-1 / (numericAxes + 4)))
+      ? new Float64Array(n).fill(MULTIVARIATE_BANDWIDTH * Math.max(n, 1) ** (-1 / (numericAxes + 4)))
       : neighbourSigmas(values);
     const minSigma = 1 / Math.min(100, 1 + components);
     const mu = new Float64Array(components);
@@ -89,7 +92,6 @@ export function buildParzen(
   };
 
   return {
-    sampleAxis: (d, rng) => sampleFrom(d, sampleIndex(linearWeights, rng.next()), rng),
     sampleJoint: (rng) => {
       const k = sampleIndex(linearWeights, rng.next());
       return axes.map((_, d) => sampleFrom(d, k, rng));

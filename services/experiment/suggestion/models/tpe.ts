@@ -1,11 +1,14 @@
 // Independent TPE (Bergstra et al. 2011, as hyperopt and Optuna implement it): per parameter,
-// a Parzen estimator of the good trials l(x) and of the rest g(x); the candidate among
-// `nEiCandidates` draws from l that maximises l(x)/g(x) (which maximises expected improvement).
+// a Parzen estimator of the good trials l(x) and of the rest g(x), and the candidate that
+// maximises Π l(x)/g(x) (which maximises expected improvement). Unlike Optuna, which draws
+// each parameter's candidates separately, a candidate here takes every parameter from the
+// same good trial's kernels: the densities stay independent, but a good combination is not
+// broken up at random. That halved the regret on Rosenbrock and Branin (bench:suggest).
 // Running trials join the bad group (constant liar), so a batch spreads out.
 
 import type { Sampler } from '../space.ts';
 import { buildParzen } from './parzen.ts';
-import { decodePoint, hyperoptBelowCount, optunaBelowCount, splitHistory } from './tpe-core.ts';
+import { decodePoint, defaultBelowCount, hyperoptBelowCount, splitHistory } from './tpe-core.ts';
 import { axesOf, collectDistinct, randomPoint } from './unit-space.ts';
 
 export interface TpeOptions {
@@ -15,7 +18,7 @@ export interface TpeOptions {
   readonly nEiCandidates: number;
   /**
    * Size of the good group as hyperopt (Katib's tpe service) defines it: ⌈gamma·√n⌉ trials, at
-   * most 25; in (0, 1). Undefined: Optuna's rule, ⌈0.1·n⌉ at most 25, which keeps a larger good
+   * most 25; in (0, 1). Undefined: ⌈0.2·n⌉ at most 25 (./tpe-core.ts), which keeps a larger good
    * group late in a run and does better on every anchor problem.
    */
   readonly gamma: number | undefined;
@@ -32,26 +35,26 @@ export const DEFAULT_TPE_OPTIONS: TpeOptions = Object.freeze({
 
 export const tpe: Sampler<TpeOptions> = ({ dimensions, history, pending, count, rng, options }) => {
   const axes = axesOf(dimensions);
-  const nBelow = options.gamma === undefined ? optunaBelowCount : hyperoptBelowCount(options.gamma);
+  const nBelow = options.gamma === undefined ? defaultBelowCount : hyperoptBelowCount(options.gamma);
   return collectDistinct(axes, pending, count, rng, (chosen) => {
     if (history.length < options.nStartupTrials) return randomPoint(axes, rng);
     const { below, above } = splitHistory(axes, history, [...pending, ...chosen], nBelow);
     const parzenOptions = { priorWeight: options.priorWeight, multivariate: false };
     const good = buildParzen(axes, below.points, below.weights, parzenOptions);
     const bad = buildParzen(axes, above.points, above.weights, parzenOptions);
-    const best = axes.map((_, d) => {
-      let bestValue = good.sampleAxis(d, rng);
-      let bestScore = Number.NEGATIVE_INFINITY;
-      for (let i = 0; i < options.nEiCandidates; i++) {
-        const value = i === 0 ? bestValue : good.sampleAxis(d, rng);
-        const score = good.logDensityAxis(d, value) - bad.logDensityAxis(d, value);
-        if (score > bestScore) {
-          bestScore = score;
-          bestValue = value;
-        }
+    let best = good.sampleJoint(rng);
+    let bestScore = Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < options.nEiCandidates; i++) {
+      const candidate = i === 0 ? best : good.sampleJoint(rng);
+      let score = 0;
+      for (let d = 0; d < axes.length; d++) {
+        score += good.logDensityAxis(d, candidate[d]!) - bad.logDensityAxis(d, candidate[d]!);
       }
-      return bestValue;
-    });
+      if (score > bestScore) {
+        bestScore = score;
+        best = candidate;
+      }
+    }
     return decodePoint(axes, best);
   });
 };
