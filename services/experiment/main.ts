@@ -156,6 +156,7 @@ try {
       groupId: settings.earlyStoppingGroup,
       sessionTimeoutMs: settings.workerSessionTimeoutMs,
       catchUpTimeoutMs: settings.readBarrierTimeoutMs,
+      lookbackMs: settings.earlyStoppingLookbackMs,
       registry,
     });
     lifecycle.onStop('early-stopping worker', () => worker.stop());

@@ -45,6 +45,7 @@ export const experimentSettingsSpec = {
   workerSessionTimeoutMs: int('WORKER_SESSION_TIMEOUT_MS', 10_000, { min: 6_000, max: 300_000 }),
   earlyStoppingWorker: bool('EARLY_STOPPING_WORKER', true),
   earlyStoppingGroup: str('EARLY_STOPPING_GROUP', 'experiment-early-stopping', 'a Kafka consumer group id'),
+  earlyStoppingLookbackMs: int('EARLY_STOPPING_LOOKBACK_MS', 7 * 24 * 3_600_000, { min: 0, max: 2 ** 52 }),
   dbManagerDeadlineMs: int('DB_MANAGER_DEADLINE_MS', 60_000, { min: 100, max: 600_000 }),
   readBarrierTimeoutMs: int('READ_BARRIER_TIMEOUT_MS', 5_000, { min: 1, max: 600_000 }),
   shutdownDeadlineMs: int('SHUTDOWN_DEADLINE_MS', 15_000, { min: 100, max: 600_000 }),

@@ -15,7 +15,7 @@ import type { ReportObservationLogRequest } from '../../proto/gen/api/v1/beta1/R
 import type { HealthClient } from '../../proto/gen/grpc/health/v1/Health.ts';
 import type { HealthCheckResponse__Output } from '../../proto/gen/grpc/health/v1/HealthCheckResponse.ts';
 import { createKafka } from '../../shared/bus/kafka.ts';
-import { TOPICS } from '../../shared/bus/topics.ts';
+import { ensureTopics, TOPICS } from '../../shared/bus/topics.ts';
 import { HEALTH_PROTO, loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
 import { silentLogger } from '../../shared/logger.ts';
 
@@ -54,8 +54,12 @@ export interface ExperimentServer {
  */
 export async function startExperimentServer(
   settings: Record<string, string>,
-  options: { readyTimeoutMs?: number } = {},
+  options: { readyTimeoutMs?: number; replayHistory?: boolean } = {},
 ): Promise<ExperimentServer> {
+  // The shared topic holds every earlier test's events: a new persistence group starts at its end
+  // (as a new deployment would), unless the test needs what was published before.
+  if (!options.replayHistory && settings.PERSISTENCE_GROUP && settings.KAFKA_BROKERS)
+    await startNewGroupAtEnd(settings.KAFKA_BROKERS, settings.PERSISTENCE_GROUP);
   const port = await freePort();
   let metricsPort = await freePort();
   while (metricsPort === port) metricsPort = await freePort();
@@ -63,6 +67,9 @@ export async function startExperimentServer(
     PATH: process.env.PATH ?? '',
     NODE_OPTIONS: '--disable-warning=TimeoutNegativeWarning',
     LOG_LEVEL: 'warn',
+    // Each server's early-stopping worker reads only the recent past, in a group of its own.
+    EARLY_STOPPING_GROUP: `test-early-stopping-${port}-${Date.now()}`,
+    EARLY_STOPPING_LOOKBACK_MS: '60000',
     ...settings,
     EXPERIMENT_GRPC_HOST: '127.0.0.1',
     EXPERIMENT_GRPC_PORT: String(port),
@@ -201,6 +208,39 @@ export async function uncommittedEvents(brokers: string, groupId: string, key: s
     const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
     const committed = offsets?.partitions.find((p) => p.partition === partition)?.offset ?? '-1';
     return Number(high) - Math.max(Number(committed), 0);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+const groupsStarted = new Set<string>();
+
+/**
+ * Commits the topics' end offsets for a group this process has not started before and that has no
+ * offsets yet. A restarted server (same group) keeps whatever its worker committed, or did not.
+ */
+async function startNewGroupAtEnd(brokers: string, groupId: string): Promise<void> {
+  if (groupsStarted.has(groupId)) return;
+  groupsStarted.add(groupId);
+  const kafka = createKafka({
+    brokers: brokers.split(','),
+    clientId: 'test-experiment',
+    logger: silentLogger,
+  });
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await ensureTopics(admin, [TOPICS.observations, TOPICS.trialStatus], silentLogger);
+    for (const topic of [TOPICS.observations.name, TOPICS.trialStatus.name]) {
+      const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+      if (committed?.partitions.some((p) => Number(p.offset) >= 0)) continue;
+      const ends = await admin.fetchTopicOffsets(topic);
+      await admin.setOffsets({
+        groupId,
+        topic,
+        partitions: ends.map((p) => ({ partition: p.partition, offset: p.high })),
+      });
+    }
   } finally {
     await admin.disconnect();
   }

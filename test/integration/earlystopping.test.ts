@@ -183,13 +183,16 @@ describe('EarlyStopping end to end on real Kafka', () => {
   });
 
   it('gives the same rules from a DBManager at db_manager_address (a second server instance)', async () => {
-    const dbOnly = await startExperimentServer({
-      ...settings,
-      EXPERIMENT_SERVICES: 'dbmanager',
-      SQLITE_FILE: join(dir, 'second.db'),
-      PERSISTENCE_GROUP: uniqueName('test-es-second'),
-      EARLY_STOPPING_WORKER: 'false',
-    });
+    const dbOnly = await startExperimentServer(
+      {
+        ...settings,
+        EXPERIMENT_SERVICES: 'dbmanager',
+        SQLITE_FILE: join(dir, 'second.db'),
+        PERSISTENCE_GROUP: uniqueName('test-es-second'),
+        EARLY_STOPPING_WORKER: 'false',
+      },
+      { replayHistory: true },
+    );
     try {
       const trials: [string, string][] = succeeded.map((t) => [t, 'SUCCEEDED']);
       const local = await es.rules(rulesRequest(trials));

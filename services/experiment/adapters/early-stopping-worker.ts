@@ -30,6 +30,11 @@ export interface EarlyStoppingWorkerOptions {
   readonly sessionTimeoutMs: number;
   /** How long a decision waits for the trial-status reader to reach the topic's end. */
   readonly catchUpTimeoutMs: number;
+  /**
+   * How far back in experiment.observations the worker starts at each start (0: the beginning). A
+   * trial that reached its rules' step before that is not judged again, so it bounds restart work.
+   */
+  readonly lookbackMs: number;
   readonly registry?: Registry;
 }
 
@@ -193,7 +198,25 @@ export async function startEarlyStoppingWorker(
   const joined = new Promise<void>((resolve) => {
     markJoined = resolve;
   });
-  observations.on(observations.events.GROUP_JOIN, () => markJoined());
+  observations.on(observations.events.GROUP_JOIN, (event) => {
+    markJoined();
+    if (options.lookbackMs > 0)
+      void seekToLookback(event.payload.memberAssignment[TOPICS.observations.name] ?? []);
+  });
+
+  /** Starts the assigned partitions at the first event of the lookback window (the worker commits nothing). */
+  async function seekToLookback(partitions: readonly number[]): Promise<void> {
+    try {
+      const since = clock.now() - options.lookbackMs;
+      const offsets = await admin.fetchTopicOffsetsByTimestamp(TOPICS.observations.name, since);
+      for (const { partition, offset } of offsets)
+        if (partitions.includes(partition) && Number(offset) >= 0)
+          observations.seek({ topic: TOPICS.observations.name, partition, offset });
+    } catch (error) {
+      // Reading from the beginning instead is slower, never wrong.
+      logger.warn({ err: error }, 'cannot seek to the lookback window; reading from the beginning');
+    }
+  }
   await observations.connect();
   await observations.subscribe({ topic: TOPICS.observations.name, fromBeginning: true });
   await observations.run({
