@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError, unavailable } from '../../../shared/errors.ts';
-import { initialCluster, memberNamed } from '../domain/cluster-spec.ts';
+import { initialCluster, type MemberSpec, memberNamed } from '../domain/cluster-spec.ts';
 import { flagValue } from '../domain/flags.ts';
 import { classifyLogLine } from '../domain/log-lines.ts';
 import {
@@ -97,6 +97,11 @@ export function createOrchestrator(deps: OrchestratorDeps): Orchestrator {
     await publish([...(await logEvents(state)), noteEvent(state, n, ctx, clock.now())]);
   }
 
+  async function startOn(member: MemberSpec, binary: string, version: string): Promise<void> {
+    await driver.start(member, binary, version);
+    etcd.forgetToken(member.clientUrl);
+  }
+
   const stopDeadline = () => options.stopTimeoutSeconds * 1000;
   const gateTimeout = () => options.gateTimeoutSeconds * 1000;
 
@@ -164,7 +169,7 @@ export function createOrchestrator(deps: OrchestratorDeps): Orchestrator {
   async function startMember(state: UpgradeState): Promise<UpgradeState> {
     const member = memberNamed(spec, state.current!);
     const starting = await commit(state, { type: 'member-starting', member: member.name });
-    await driver.start(member, spec.binaries.target, state.toVersion ?? TO_MINOR);
+    await startOn(member, spec.binaries.target, state.toVersion ?? TO_MINOR);
     return gateMember(starting, false);
   }
 
@@ -172,7 +177,7 @@ export function createOrchestrator(deps: OrchestratorDeps): Orchestrator {
     const member = memberNamed(spec, state.current!);
     // After a crash of the orchestrator the start may never have happened.
     if (resumed && !(await driver.status(member)).running)
-      await driver.start(member, spec.binaries.target, state.toVersion ?? TO_MINOR);
+      await startOn(member, spec.binaries.target, state.toVersion ?? TO_MINOR);
     const { version } = await waitMemberHealthy(deps, member, TO_MINOR, gateTimeout());
     const elapsedMs = clock.now() - (state.stopStartedAt ?? clock.now());
     return commit(state, { type: 'member-upgraded', member: member.name, version, elapsedMs });
@@ -198,7 +203,7 @@ export function createOrchestrator(deps: OrchestratorDeps): Orchestrator {
       const healthy = await etcd.health(member.clientUrl).catch(() => false);
       if (!(live && healthy && live.server.startsWith(`${FROM_MINOR}.`))) {
         await driver.stop(member, stopDeadline());
-        await driver.start(member, spec.binaries.current, current.fromVersion ?? FROM_MINOR);
+        await startOn(member, spec.binaries.current, current.fromVersion ?? FROM_MINOR);
       }
       const { version } = await waitMemberHealthy(deps, member, FROM_MINOR, gateTimeout());
       current = await commit(current, {
@@ -212,11 +217,30 @@ export function createOrchestrator(deps: OrchestratorDeps): Orchestrator {
     return commit(current, { type: 'rollback-finished' });
   }
 
+  /**
+   * Followers together, then the leader: a leader stopped with its followers tries to hand off
+   * leadership to members that are going away and only stops at the deadline.
+   */
+  async function stopAll(state: UpgradeState): Promise<void> {
+    const leader = await findLeader(deps);
+    const stop = async (member: MemberSpec) => {
+      const { escalated } = await driver.stop(member, stopDeadline());
+      if (escalated)
+        await note(state, {
+          step: 'stop-escalated',
+          member: member.name,
+          message: `${member.name} ignored SIGINT for ${options.stopTimeoutSeconds} s and was killed`,
+        });
+    };
+    await Promise.all(spec.members.filter((m) => m !== leader).map(stop));
+    if (leader) await stop(leader);
+  }
+
   /** After the point of no return: every member restarts on the old binary from the snapshot, as a new cluster. */
   async function restore(state: UpgradeState): Promise<UpgradeState> {
     const snapshot = state.snapshot!;
     const started = clock.now();
-    await Promise.all(spec.members.map((m) => driver.stop(m, stopDeadline())));
+    await stopAll(state);
     const token = `${flagValue(spec.members[0]!.parsedFlags, 'initial-cluster-token') ?? 'etcd-cluster'}-restored-${state.runId}`;
     let current = state;
     for (const member of spec.members.filter((m) => !state.rolledBack.includes(m.name))) {
@@ -233,7 +257,7 @@ export function createOrchestrator(deps: OrchestratorDeps): Orchestrator {
       current = await commit(current, { type: 'member-restored', member: member.name });
     }
     await Promise.all(
-      spec.members.map((m) => driver.start(m, spec.binaries.current, current.fromVersion ?? FROM_MINOR)),
+      spec.members.map((m) => startOn(m, spec.binaries.current, current.fromVersion ?? FROM_MINOR)),
     );
     await Promise.all(spec.members.map((m) => waitMemberHealthy(deps, m, FROM_MINOR, gateTimeout())));
     return commit(current, { type: 'restore-finished', elapsedMs: clock.now() - started });
