@@ -39,7 +39,7 @@ export function fitGp(xs: readonly ArrayLike<number>[], ys: readonly number[], d
   start[dims] = 0;
   start[dims + 1] = Math.log(1e-3);
   const objective = (theta: Float64Array) => negativeLogPosterior(theta, sq, ys, n, dims);
-  const theta = minimiseBounded(objective, start, bounds, 40);
+  const theta = minimiseBounded(objective, start, bounds, 30);
   const hyper = toHyper(theta, dims);
   return buildModel(
     hyper,
