@@ -17,10 +17,11 @@ export interface CommandResult {
 export function runCommand(
   file: string,
   args: readonly string[],
-  options: { readonly timeoutMs: number; readonly input?: string },
+  options: { readonly timeoutMs: number },
 ): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    // No stdin: writing to a program that already exited would fail with EPIPE.
+    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let timedOut = false;
@@ -44,7 +45,6 @@ export function runCommand(
         timedOut,
       });
     });
-    child.stdin.end(options.input ?? '');
   });
 }
 
