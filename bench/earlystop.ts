@@ -76,8 +76,9 @@ async function groupAtEnd(admin: Admin, prefix: string, topics: readonly string[
 
 /**
  * Live consumer groups, other than `own`, that read experiment.observations alone: early-stopping
- * workers of other experiment servers on this Kafka. They judge these trials too, so a trial may be
- * stopped by them first, or twice (see the report of issue 4).
+ * workers of other experiment servers on this Kafka. They judge these trials too: a trial may be
+ * stopped by one of them first, or by both (each checks experiment.trial-status before publishing,
+ * but two groups can decide within the same few milliseconds).
  */
 async function otherEarlyStoppingWorkers(admin: Admin, own: string): Promise<string[]> {
   const { groups } = await admin.listGroups();
