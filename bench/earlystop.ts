@@ -4,8 +4,8 @@
 // per step, each at a steady pace. Every BENCH_BREAK_EVERY-th trial breaks the rule at its
 // start_step-th value; the others stay above it and must never be stopped.
 //
-// The worker replays experiment.observations from the beginning when it starts, so the clock starts
-// only after one warm-up trial per partition has been stopped. Bounded by BENCH_SECONDS.
+// The worker re-reads experiment.observations from BENCH_LOOKBACK_MS back when it starts, so the
+// clock starts only after one warm-up trial per partition has been stopped. Bounded by BENCH_SECONDS.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -36,6 +36,8 @@ const settings = readSettings(
     startStep: int('BENCH_START_STEP', 4, { min: 1, max: 100 }),
     stepsPerTrial: int('BENCH_STEPS_PER_TRIAL', 8, { min: 1, max: 1_000 }),
     breakEvery: int('BENCH_BREAK_EVERY', 4, { min: 1, max: 1_000 }),
+    /** How far back the worker starts reading observations (the service's EARLY_STOPPING_LOOKBACK_MS). */
+    lookbackMs: int('BENCH_LOOKBACK_MS', 60_000, { min: 0, max: 2 ** 52 }),
     /** A folder for the server's V8 CPU profile (node --cpu-prof); empty: no profile. */
     cpuProfileDir: str('BENCH_CPU_PROF_DIR', '', 'a folder path, or empty'),
   },
@@ -93,6 +95,17 @@ async function otherEarlyStoppingWorkers(admin: Admin, own: string): Promise<str
       }),
     )
     .map((group) => group.groupId);
+}
+
+/** How many events experiment.observations holds from `sinceMs` on. */
+async function eventsSince(admin: Admin, sinceMs: number): Promise<number> {
+  const topic = TOPICS.observations.name;
+  const from = await admin.fetchTopicOffsetsByTimestamp(topic, sinceMs);
+  const ends = await admin.fetchTopicOffsets(topic);
+  return ends.reduce((sum, end) => {
+    const start = Number(from.find((p) => p.partition === end.partition)?.offset ?? end.high);
+    return sum + Number(end.high) - (start >= 0 ? start : Number(end.high));
+  }, 0);
 }
 
 /** One trial name of the experiment per partition of experiment.observations. */
@@ -302,8 +315,7 @@ try {
       `for ${settings.seconds} s, ${settings.stepsPerTrial} steps a trial, every ${settings.breakEvery}th ` +
       `trial breaking the rule at step ${settings.startStep}`,
   );
-  const offsets = await admin.fetchTopicOffsets(TOPICS.observations.name);
-  const history = offsets.reduce((sum, p) => sum + Number(p.high) - Number(p.low), 0);
+  const history = await eventsSince(admin, Date.now() - settings.lookbackMs);
   const workerGroup = `bench-earlystop-worker-${run}`;
   const stops = await watchStops(await groupAtEnd(admin, 'bench-earlystop-watch', [TOPICS.trialStatus.name]));
   const serverStarted = performance.now();
@@ -311,11 +323,9 @@ try {
     KAFKA_BROKERS: settings.kafkaBrokers.join(','),
     OBSERVATION_STORE: 'sqlite',
     SQLITE_FILE: join(dir, 'observations.db'),
-    PERSISTENCE_GROUP: await groupAtEnd(admin, 'bench-earlystop-persistence', [
-      TOPICS.observations.name,
-      TOPICS.trialStatus.name,
-    ]),
+    PERSISTENCE_GROUP: `bench-earlystop-persistence-${run}`, // the helper starts it at the topics' end
     EARLY_STOPPING_GROUP: workerGroup,
+    EARLY_STOPPING_LOOKBACK_MS: String(settings.lookbackMs),
     WORKER_SESSION_TIMEOUT_MS: '6000',
     READ_BARRIER_TIMEOUT_MS: '30000',
     ...(settings.cpuProfileDir && {
@@ -330,7 +340,8 @@ try {
     const warmUpTrials = await warmUp(db, admin, stops);
     const caughtUpS = (performance.now() - serverStarted) / 1_000;
     print(
-      `  worker caught up with ${history} earlier observation events ${caughtUpS.toFixed(1)} s after start`,
+      `  worker caught up ${caughtUpS.toFixed(1)} s after start, having re-read ${history} observation ` +
+        `events of the last ${settings.lookbackMs} ms`,
     );
     const others = await otherEarlyStoppingWorkers(admin, workerGroup);
     if (others.length > 0)

@@ -25,36 +25,13 @@ const kafka = createKafka({
 });
 let server: ExperimentServer;
 
-/**
- * A new persistence group that starts at the topics' current ends: the test's reads wait only for
- * its own events, not for the store to take in every event earlier runs left on the topics.
- */
-async function persistenceGroupAtEnd(): Promise<string> {
-  const groupId = uniqueName('test-es-python-persistence');
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    for (const topic of [TOPICS.observations.name, TOPICS.trialStatus.name]) {
-      const ends = await admin.fetchTopicOffsets(topic);
-      await admin.setOffsets({
-        groupId,
-        topic,
-        partitions: ends.map((p) => ({ partition: p.partition, offset: p.high })),
-      });
-    }
-  } finally {
-    await admin.disconnect();
-  }
-  return groupId;
-}
-
 beforeAll(async () => {
   await run('bash', [join(INTEROP, 'compile_proto.sh'), join(dir, 'stubs')], { timeout: 60_000 });
   server = await startExperimentServer({
     KAFKA_BROKERS: infra.KAFKA_BROKERS,
     OBSERVATION_STORE: 'sqlite',
     SQLITE_FILE: join(dir, 'observations.db'),
-    PERSISTENCE_GROUP: await persistenceGroupAtEnd(),
+    PERSISTENCE_GROUP: uniqueName('test-es-python-persistence'),
     // Only the gRPC answers are under test here: no worker replaying the whole observation history,
     // and none judging other tests' trials (a worker in another group may stop a trial again).
     EARLY_STOPPING_WORKER: 'false',
