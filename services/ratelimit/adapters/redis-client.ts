@@ -1,9 +1,13 @@
 // Redis connections as REDIS_* settings describe them (envoyproxy/ratelimit redis/driver_impl.go):
 // single node over TCP or a unix socket, sentinel or cluster; AUTH, TLS; a pool of connections.
+// A plain single node gets the lean RESP connection; the rest is driven by ioredis.
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { RedisConnectionSettings } from '../settings.ts';
+import { type ConnectionEvents, type CounterConnection, retryDelayMs } from './counter-connection.ts';
+import { createIoredisConnection } from './ioredis-connection.ts';
+import { createRespConnection } from './resp-connection.ts';
 
 export interface RedisTlsFiles {
   readonly clientCert: string;
@@ -38,8 +42,7 @@ function tlsOptions(enabled: boolean, files: RedisTlsFiles): ConnectionOptions |
   };
 }
 
-/** Reconnects quickly (50 ms doubling to 1 s): decisions resume soon after Redis comes back. */
-const retryStrategy = (times: number): number => Math.min(50 * 2 ** Math.min(times - 1, 5), 1_000);
+const retryStrategy = retryDelayMs;
 
 /**
  * Failing fast is the point: with no connection a command is rejected at once (no offline queue,
@@ -59,7 +62,31 @@ function baseOptions(connection: RedisConnectionSettings, tls: RedisTlsFiles): R
   };
 }
 
-/** The clients of one store: `poolSize` connections, or one cluster client. */
+/**
+ * The connections of one store: `poolSize` connections (lean RESP ones for a single node without
+ * TLS), or one cluster client.
+ */
+export function createCounterConnections(
+  connection: RedisConnectionSettings,
+  tls: RedisTlsFiles,
+  events: ConnectionEvents,
+): CounterConnection[] {
+  if (connection.type === 'single' && !connection.tls) {
+    const address =
+      connection.socketType === 'unix' ? { path: connection.url } : parseHostPort(connection.url);
+    return Array.from({ length: connection.poolSize }, () =>
+      createRespConnection({
+        ...address,
+        ...parseAuth(connection.auth),
+        connectTimeoutMs: connection.timeoutMs,
+        ...events,
+      }),
+    );
+  }
+  return createRedisClients(connection, tls).map((client) => createIoredisConnection(client, events));
+}
+
+/** The ioredis clients of one store: `poolSize` connections, or one cluster client. */
 export function createRedisClients(
   connection: RedisConnectionSettings,
   tls: RedisTlsFiles,

@@ -2,14 +2,12 @@
 // per store (the per-second store for SECOND limits when REDIS_PERSECOND is on), or, with
 // REDIS_PIPELINE_WINDOW, the commands of many decisions in one pipeline (implicit pipelining).
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Cluster, Redis } from 'ioredis';
 import { AppError } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import type { CounterIncrement, CounterStore } from '../ports.ts';
 import type { RedisConnectionSettings } from '../settings.ts';
-import { createRedisClients, describeConnection, type RedisTlsFiles } from './redis-client.ts';
-
-type Client = Redis | Cluster;
+import type { CounterConnection } from './counter-connection.ts';
+import { createCounterConnections, describeConnection, type RedisTlsFiles } from './redis-client.ts';
 
 export interface RedisStoreOptions {
   readonly main: RedisConnectionSettings;
@@ -37,7 +35,7 @@ const redisError = (message: string, cause?: unknown): AppError =>
 /** One pool of connections and its (optional) implicit-pipelining queue. */
 interface Pool {
   readonly connection: RedisConnectionSettings;
-  readonly clients: Client[];
+  readonly connections: CounterConnection[];
   send(items: readonly CounterIncrement[]): Promise<number[]>;
 }
 
@@ -52,7 +50,7 @@ export function createRedisCounterStore(options: RedisStoreOptions): RedisCounte
     windowSeconds + Math.floor(random() * expirationJitterMaxSeconds);
 
   const reportHealth = (): void => {
-    const healthy = pools.every((pool) => pool.clients.some((c) => c.status === 'ready'));
+    const healthy = pools.every((pool) => pool.connections.some((c) => c.ready));
     if (healthy !== lastHealthy) {
       lastHealthy = healthy;
       options.onConnectionChange?.(healthy);
@@ -60,89 +58,66 @@ export function createRedisCounterStore(options: RedisStoreOptions): RedisCounte
   };
 
   function createPool(connection: RedisConnectionSettings): Pool {
-    const clients = createRedisClients(connection, options.tls);
     const where = describeConnection(connection);
     let lastError = 'no connection yet';
-    let next = 0;
-    for (const client of clients) {
-      client.on('error', (error: Error) => {
+    const connections = createCounterConnections(connection, options.tls, {
+      onError(error) {
         if (error.message !== lastError)
           logger.warn({ store: connection.name, where, err: error }, 'redis error');
         lastError = error.message;
-      });
-      client.on('ready', () => {
+      },
+      onReady() {
         logger.info({ store: connection.name, where }, 'redis connection ready');
         reportHealth();
-      });
-      client.on('close', reportHealth);
-    }
+      },
+      onClose: () => reportHealth(),
+    });
 
-    const pick = (): Client => {
-      for (let tried = 0; tried < clients.length; tried++) {
-        const client = clients[next]!;
-        next = (next + 1) % clients.length;
-        if (client.status === 'ready') return client;
+    // Every decision of one turn of the event loop goes to the same connection, so that their
+    // commands leave in one write; the next turn takes the next connection.
+    let next = 0;
+    let sticky: CounterConnection | undefined;
+    const unstick = (): void => {
+      sticky = undefined;
+    };
+    const pick = (): CounterConnection => {
+      if (sticky?.ready) return sticky;
+      for (let tried = 0; tried < connections.length; tried++) {
+        const candidate = connections[next]!;
+        next = (next + 1) % connections.length;
+        if (candidate.ready) {
+          sticky = candidate;
+          setImmediate(unstick);
+          return candidate;
+        }
       }
       throw redisError(`redis ${connection.name} (${where}) is not connected: ${lastError}`);
     };
 
     /** One pipeline: INCRBY + EXPIRE per key; cluster pipelines must stay within one key's slot. */
     const exec = async (items: readonly CounterIncrement[]): Promise<number[]> => {
-      const client = pick();
       if (connection.type === 'cluster' && items.length > 1)
         return (await Promise.all(items.map((item) => exec([item])))).flat();
-      const pipeline = client.pipeline();
-      for (const item of items) {
-        pipeline.incrby(item.key, item.addend);
-        pipeline.expire(item.key, expiry(item.windowSeconds));
-      }
+      const target = pick();
       roundTrips++;
-      const sent = { at: performance.now() };
-      inFlight(client).push(sent);
-      let replies: Array<[Error | null, unknown]> | null;
       try {
-        replies = await pipeline.exec();
+        return await target.increment(items, expiry);
       } catch (error) {
         throw redisError(`redis ${connection.name}: ${(error as Error).message}`, error);
-      } finally {
-        const queue = inFlight(client);
-        const at = queue.indexOf(sent);
-        if (at === 0) queue.shift();
-        else if (at > 0) queue.splice(at, 1);
       }
-      if (replies === null) throw redisError(`redis ${connection.name}: pipeline was not executed`);
-      const counts = new Array<number>(items.length);
-      for (let i = 0; i < items.length; i++) {
-        const [error, value] = replies[2 * i]!;
-        if (error !== null)
-          throw redisError(`redis ${connection.name}: INCRBY ${items[i]!.key}: ${error.message}`, error);
-        const expireError = replies[2 * i + 1]![0];
-        if (expireError !== null)
-          throw redisError(
-            `redis ${connection.name}: EXPIRE ${items[i]!.key}: ${expireError.message}`,
-            expireError,
-          );
-        counts[i] = Number(value);
-      }
-      return counts;
     };
 
-    // Pipelines on one connection are answered in order: the oldest waiting one tells whether
-    // the connection hangs. One timer per pool instead of one per command.
-    const pending = new Map<Client, Array<{ at: number }>>(clients.map((c) => [c, []]));
-    const inFlight = (client: Client): Array<{ at: number }> => pending.get(client)!;
     const watchdog = setInterval(
       () => {
         const now = performance.now();
-        for (const [client, queue] of pending) {
-          if (queue.length > 0 && now - queue[0]!.at > connection.timeoutMs) {
+        for (const c of connections) {
+          if (c.stalled(now, connection.timeoutMs)) {
             logger.warn(
               { store: connection.name, where, timeoutMs: connection.timeoutMs },
               'redis did not answer in time; reconnecting',
             );
             lastError = `i/o timeout after ${connection.timeoutMs} ms`;
-            queue.length = 0;
-            client.disconnect(true);
+            c.reset();
           }
         }
       },
@@ -155,7 +130,7 @@ export function createRedisCounterStore(options: RedisStoreOptions): RedisCounte
       connection.pipelineWindowMs > 0 || connection.pipelineLimit > 0
         ? createImplicitPipeline(exec, connection.pipelineWindowMs, connection.pipelineLimit)
         : exec;
-    return { connection, clients, send };
+    return { connection, connections, send };
   }
 
   const main = createPool(options.main);
@@ -175,17 +150,17 @@ export function createRedisCounterStore(options: RedisStoreOptions): RedisCounte
       let s = 0;
       return items.map((i) => (i.perSecond ? secondCounts[s++]! : mainCounts[m++]!));
     },
-    healthy: () => pools.every((pool) => pool.clients.some((c) => c.status === 'ready')),
+    healthy: () => pools.every((pool) => pool.connections.some((c) => c.ready)),
     roundTrips: () => roundTrips,
     async waitUntilReady(backoff) {
       const started = Date.now();
       let delay = backoff.initialMs;
       for (const pool of pools) {
-        for (const client of pool.clients) {
+        for (const c of pool.connections) {
           for (;;) {
             try {
-              if (client.status !== 'ready') await readyOrFailure(client, pool.connection.timeoutMs);
-              const pong = await client.ping();
+              if (!c.ready) await c.whenReady(pool.connection.timeoutMs);
+              const pong = await c.ping();
               if (pong === 'PONG') break;
               throw new Error(`PING answered ${pong}`);
             } catch (error) {
@@ -205,28 +180,9 @@ export function createRedisCounterStore(options: RedisStoreOptions): RedisCounte
     },
     async close() {
       for (const watchdog of watchdogs) clearInterval(watchdog);
-      await Promise.all(
-        pools.flatMap((pool) => pool.clients.map((c) => c.quit().catch(() => c.disconnect()))),
-      );
+      await Promise.all(pools.flatMap((pool) => pool.connections.map((c) => c.close())));
     },
   };
-}
-
-/** Resolves when the client becomes ready; rejects on its next error or after `timeoutMs`. */
-function readyOrFailure(client: Client, timeoutMs: number): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const done = (error?: Error): void => {
-      clearTimeout(timer);
-      client.off('ready', onReady);
-      client.off('error', done);
-      if (error === undefined) resolve();
-      else reject(error);
-    };
-    const onReady = (): void => done();
-    const timer = setTimeout(() => done(new Error(`no connection within ${timeoutMs} ms`)), timeoutMs);
-    client.once('ready', onReady);
-    client.once('error', done);
-  });
 }
 
 /**
