@@ -73,10 +73,14 @@ async function main(): Promise<number> {
     return EXIT.ok;
   }
 
-  const admin = kafka.admin();
-  await admin.connect();
-  await ensureTopics(admin, [TOPICS.upgradeProgress], logger).finally(() => admin.disconnect());
-  const producer = await createEventProducer({ kafka, catalog });
+  // The producer gets ready while the events and the cluster are read; the first publish waits for it.
+  const producer = (async () => {
+    const admin = kafka.admin();
+    await admin.connect();
+    await ensureTopics(admin, [TOPICS.upgradeProgress], logger).finally(() => admin.disconnect());
+    return createEventProducer({ kafka, catalog });
+  })();
+  producer.catch(() => {}); // observed by the first publish, or below
   try {
     const progress = createProgressTopic({ kafka, producer, catalog, topic, logger });
     const clock = systemClock;
@@ -140,7 +144,7 @@ async function main(): Promise<number> {
       }
     }
   } finally {
-    await producer.disconnect();
+    await producer.then((p) => p.disconnect()).catch(() => {});
   }
 }
 

@@ -10,7 +10,8 @@ import type { ProgressLog } from '../ports.ts';
 /** kv.upgrade-progress through the shared bus: Avro single-object values, keyed by cluster. */
 export function createProgressTopic(options: {
   readonly kafka: Kafka;
-  readonly producer: EventProducer;
+  /** May still be connecting: publishing waits for it. */
+  readonly producer: EventProducer | Promise<EventProducer>;
   readonly catalog: EventCatalog;
   readonly topic: string;
   readonly logger: Logger;
@@ -19,7 +20,7 @@ export function createProgressTopic(options: {
   return {
     async publish(events) {
       if (events.length === 0) return;
-      await producer.publish(
+      await (await producer).publish(
         topic,
         events.map((payload) => ({
           eventType: PROGRESS_EVENT_TYPE,
