@@ -1,26 +1,29 @@
 // Rate limit benchmark: decisions/s and latency p50/p99 over gRPC and over /json with 1, 10 and 100
 // concurrent callers, against the real Redis, with the service in its own process (as deployed)
-// and this process as the load generator. Also Redis round trips and commands per decision, and
-// the same at 100 callers with implicit pipelining (REDIS_PIPELINE_WINDOW). Bounded: every cell
-// runs BENCH_SECONDS after a short warm-up (6 cells + 2, about a minute with the defaults).
-import { Agent, request } from 'node:http';
+// and this process as the load generator. Also Redis round trips and commands per decision, CPU
+// time per decision of the service, the generator and Redis (the figures that stay comparable on a
+// shared machine), and the same at 100 callers with implicit pipelining (REDIS_PIPELINE_WINDOW).
+// Bounded: every cell runs BENCH_SECONDS after a short warm-up (8 cells, under a minute).
+import { availableParallelism, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { credentials } from '@grpc/grpc-js';
 import { Redis } from 'ioredis';
-import { RLS_PROTO, RLS_SERVICE } from '../services/ratelimit/adapters/grpc-handlers.ts';
-import { loadPackageDefinition, lookupService } from '../shared/grpc.ts';
 import { int, readSettings, str } from '../shared/settings.ts';
 import {
   createRuntimeFolder,
   type RatelimitServer,
   startRatelimitServer,
 } from '../test/helpers/ratelimit-server.ts';
+import { type Decide, grpcLoadClient, jsonLoadClient, type LoadClient } from './ratelimit/load-clients.ts';
 
 const settings = readSettings(
   {
     redisUrl: str('REDIS_URL', '127.0.0.1:6379', 'host:port'),
     seconds: int('BENCH_SECONDS', 5, { min: 1, max: 30 }),
     warmupMs: int('BENCH_WARMUP_MS', 1_000, { min: 0, max: 10_000 }),
+    only: str('BENCH_ONLY', '', 'grpc, json, or empty for both'),
+    callers: str('BENCH_CALLERS', '1,10,100', 'comma-separated caller counts'),
+    grpcChannels: int('BENCH_GRPC_CHANNELS', 4, { min: 1, max: 100 }),
+    cpuProfDir: str('BENCH_CPU_PROF_DIR', '', "a folder for the service's --cpu-prof profiles"),
   },
   process.env,
 );
@@ -32,8 +35,6 @@ descriptors:
       unit: minute
       requests_per_unit: 1000000000
 `;
-
-type Decide = (caller: number) => Promise<void>;
 
 interface Cell {
   transport: string;
@@ -48,6 +49,7 @@ interface Cell {
   /** CPU time per decision, microseconds: the service's, and this load generator's. */
   serverCpuUs: number;
   clientCpuUs: number;
+  redisCpuUs: number;
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -65,9 +67,14 @@ async function serverCpuSeconds(server: RatelimitServer): Promise<number> {
   return Number(match?.[1] ?? 0);
 }
 
-async function redisCommands(redis: Redis): Promise<number> {
-  const info = await redis.info('stats');
-  return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? 0);
+/** Commands processed and CPU seconds used by Redis so far. */
+async function redisCounters(redis: Redis): Promise<{ commands: number; cpu: number }> {
+  const info = await redis.info();
+  const field = (name: string): number => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+  return {
+    commands: field('total_commands_processed'),
+    cpu: field('used_cpu_user') + field('used_cpu_sys'),
+  };
 }
 
 /** `callers` loops, each one decision at a time, for `ms`; latencies of every decision. */
@@ -95,77 +102,17 @@ async function drive(
   return { latencies: Float64Array.from(latencies).sort(), errors };
 }
 
-function grpcDecider(server: RatelimitServer): { decide: Decide; close(): void } {
-  const Service = lookupService(loadPackageDefinition([RLS_PROTO]), RLS_SERVICE);
-  const client = new Service(server.grpcAddress, credentials.createInsecure()) as unknown as {
-    ShouldRateLimit(r: unknown, cb: (e: Error | null, v: { overall_code: string }) => void): void;
-    close(): void;
-  };
-  const requests = Array.from({ length: 100 }, (_, caller) => ({
-    domain: 'bench',
-    descriptors: [{ entries: [{ key: 'user', value: `caller-${caller}` }] }],
-    hits_addend: 1,
-  }));
-  return {
-    decide: (caller) =>
-      new Promise((resolve, reject) =>
-        client.ShouldRateLimit(requests[caller], (error, reply) =>
-          error
-            ? reject(error)
-            : reply.overall_code === 'OK'
-              ? resolve()
-              : reject(new Error(reply.overall_code)),
-        ),
-      ),
-    close: () => client.close(),
-  };
-}
-
-function jsonDecider(server: RatelimitServer): { decide: Decide; close(): void } {
-  const agent = new Agent({ keepAlive: true, maxSockets: 100 });
-  const bodies = Array.from({ length: 100 }, (_, caller) =>
-    JSON.stringify({
-      domain: 'bench',
-      descriptors: [{ entries: [{ key: 'user', value: `caller-${caller}` }] }],
-    }),
-  );
-  return {
-    decide: (caller) =>
-      new Promise((resolve, reject) => {
-        const req = request(
-          {
-            agent,
-            host: '127.0.0.1',
-            port: server.httpPort,
-            path: '/json',
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-          },
-          (res) => {
-            res.resume();
-            res.on('end', () =>
-              res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`)),
-            );
-          },
-        );
-        req.on('error', reject);
-        req.end(bodies[caller]);
-      }),
-    close: () => agent.destroy(),
-  };
-}
-
 async function runCell(
   server: RatelimitServer,
   redis: Redis,
   transport: string,
-  decider: { decide: Decide },
+  decider: LoadClient,
   callers: number,
 ): Promise<Cell> {
   await drive(decider.decide, callers, settings.warmupMs);
-  const [tripsBefore, commandsBefore, cpuBefore] = [
+  const [tripsBefore, redisBefore, cpuBefore] = [
     await roundTrips(server),
-    await redisCommands(redis),
+    await redisCounters(redis),
     await serverCpuSeconds(server),
   ];
   const clientBefore = process.cpuUsage();
@@ -173,9 +120,9 @@ async function runCell(
   const { latencies, errors } = await drive(decider.decide, callers, settings.seconds * 1000);
   const seconds = (performance.now() - started) / 1000;
   const client = process.cpuUsage(clientBefore);
-  const [tripsAfter, commandsAfter, cpuAfter] = [
+  const [tripsAfter, redisAfter, cpuAfter] = [
     await roundTrips(server),
-    await redisCommands(redis),
+    await redisCounters(redis),
     await serverCpuSeconds(server),
   ];
   return {
@@ -188,19 +135,45 @@ async function runCell(
     p99: percentile(latencies, 99),
     // INFO itself and the /metrics scrape add a command or two: negligible over thousands.
     roundTrips: (tripsAfter - tripsBefore) / latencies.length,
-    commands: (commandsAfter - commandsBefore) / latencies.length,
+    commands: (redisAfter.commands - redisBefore.commands) / latencies.length,
+    redisCpuUs: ((redisAfter.cpu - redisBefore.cpu) * 1e6) / latencies.length,
     serverCpuUs: ((cpuAfter - cpuBefore) * 1e6) / latencies.length,
     clientCpuUs: (client.user + client.system) / latencies.length,
   };
 }
 
+const CORES = availableParallelism();
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+
 function print(cell: Cell): void {
   const rate = Math.round(cell.decisions / cell.seconds);
-  process.stdout.write(
-    `${cell.transport.padEnd(26)} ${String(cell.callers).padStart(7)} ${String(rate).padStart(12)} ` +
-      `${cell.p50.toFixed(3).padStart(9)} ${cell.p99.toFixed(3).padStart(9)} ` +
-      `${cell.roundTrips.toFixed(3).padStart(11)} ${cell.commands.toFixed(2).padStart(9)} ${cell.serverCpuUs.toFixed(0).padStart(10)} ${cell.clientCpuUs.toFixed(0).padStart(10)} ${String(cell.errors).padStart(6)}\n`,
-  );
+  // What the machine could do if the three processes had both cores to themselves.
+  const ceiling = Math.round((CORES * 1e6) / (cell.serverCpuUs + cell.clientCpuUs + cell.redisCpuUs));
+  const columns = [
+    [cell.transport, -24],
+    [cell.callers, 7],
+    [rate, 11],
+    [cell.p50.toFixed(3), 8],
+    [cell.p99.toFixed(3), 8],
+    [cell.roundTrips.toFixed(3), 11],
+    [cell.commands.toFixed(2), 8],
+    [cell.serverCpuUs.toFixed(1), 9],
+    [cell.clientCpuUs.toFixed(1), 9],
+    [cell.redisCpuUs.toFixed(1), 8],
+    [ceiling, 11],
+    [cell.errors, 6],
+    [load(), 15],
+  ] as const;
+  process.stdout.write(`${row(columns)}\n`);
+}
+
+function row(columns: ReadonlyArray<readonly [string | number, number]>): string {
+  return columns
+    .map(([value, width]) => (width < 0 ? String(value).padEnd(-width) : String(value).padStart(width)))
+    .join(' ');
 }
 
 const runtime = await createRuntimeFolder({ 'bench.yaml': CONFIG });
@@ -212,43 +185,90 @@ const common = {
   RUNTIME_SUBDIRECTORY: runtime.subdirectory,
   REDIS_POOL_SIZE: '4',
   CACHE_KEY_PREFIX: `bench-${process.pid}:`,
+  ...(settings.cpuProfDir === ''
+    ? {}
+    : {
+        NODE_OPTIONS: `--disable-warning=TimeoutNegativeWarning --cpu-prof --cpu-prof-dir=${settings.cpuProfDir}`,
+      }),
 };
+const callerCounts = settings.callers.split(',').map(Number);
+type MakeClient = (server: RatelimitServer, callers: number) => LoadClient;
+const grpc: MakeClient = (server, callers) =>
+  grpcLoadClient(server.grpcAddress, callers, Math.min(callers, settings.grpcChannels));
+const json: MakeClient = (server, callers) => jsonLoadClient('127.0.0.1', server.httpPort, callers);
+const selected = (
+  [
+    ['gRPC', grpc],
+    ['/json', json],
+  ] as const
+).filter(([name]) => settings.only === '' || name.toLowerCase().includes(settings.only));
+
+async function runCells(
+  server: RatelimitServer,
+  cells: ReadonlyArray<readonly [string, MakeClient, number]>,
+): Promise<void> {
+  for (const [transport, make, callers] of cells) {
+    const client = make(server, callers);
+    try {
+      print(await runCell(server, redis, transport, client, callers));
+    } finally {
+      client.close();
+    }
+  }
+}
+
 process.stdout.write(
-  `rate limit benchmark: ${settings.seconds} s per cell after ${settings.warmupMs} ms warm-up; service and load generator on this machine\n\n`,
+  `rate limit benchmark: ${settings.seconds} s per cell after ${settings.warmupMs} ms warm-up; service, load generator and Redis on this machine (${CORES} cores)\n\n`,
 );
 process.stdout.write(
-  `${'transport'.padEnd(26)} ${'callers'.padStart(7)} ${'decisions/s'.padStart(12)} ${'p50 ms'.padStart(9)} ${'p99 ms'.padStart(9)} ${'round trips'.padStart(11)} ${'commands'.padStart(9)} ${'server µs'.padStart(10)} ${'client µs'.padStart(10)} ${'errors'.padStart(6)}\n`,
+  `${row([
+    ['transport', -24],
+    ['callers', 7],
+    ['decisions/s', 11],
+    ['p50 ms', 8],
+    ['p99 ms', 8],
+    ['round trips', 11],
+    ['commands', 8],
+    ['server µs', 9],
+    ['client µs', 9],
+    ['redis µs', 8],
+    ['cpu ceiling', 11],
+    ['errors', 6],
+    ['load average', 15],
+  ])}\n`,
 );
 try {
   const server = await startRatelimitServer(common);
   try {
-    for (const [transport, make] of [
-      ['gRPC', grpcDecider],
-      ['/json', jsonDecider],
-    ] as const) {
-      const decider = make(server);
-      for (const callers of [1, 10, 100]) print(await runCell(server, redis, transport, decider, callers));
-      decider.close();
-    }
+    await runCells(
+      server,
+      selected.flatMap(([transport, make]) =>
+        callerCounts.map((callers) => [transport, make, callers] as const),
+      ),
+    );
   } finally {
     await server.stop();
   }
   await sleep(200);
   const pipelined = await startRatelimitServer({ ...common, REDIS_PIPELINE_WINDOW: '500us' });
   try {
-    for (const [transport, make] of [
-      ['gRPC, pipeline window', grpcDecider],
-      ['/json, pipeline window', jsonDecider],
-    ] as const) {
-      const decider = make(pipelined);
-      print(await runCell(pipelined, redis, transport, decider, 100));
-      decider.close();
-    }
+    await runCells(
+      pipelined,
+      selected.map(([transport, make]) => [`${transport}, pipeline window`, make, 100] as const),
+    );
   } finally {
     await pipelined.stop();
   }
   process.stdout.write(
-    '\nround trips: pipelines sent to Redis per decision (each pipeline is one INCRBY + EXPIRE per key);\ncommands: Redis commands processed per decision (INFO total_commands_processed);\nserver µs / client µs: CPU time per decision of the service and of this load generator (user + system).\n',
+    [
+      '',
+      'round trips: pipelines sent to Redis per decision (each pipeline is one INCRBY + EXPIRE per key);',
+      'commands: Redis commands processed per decision (INFO total_commands_processed);',
+      'server / client / redis µs: CPU time per decision of the service, of this load generator and of Redis (user + system);',
+      `cpu ceiling: decisions/s the ${CORES} cores would give at those CPU costs if nothing else ran (the machine may be shared);`,
+      'load average: 1/5/15 minutes at the end of the cell.',
+      '',
+    ].join('\n'),
   );
 } finally {
   redis.disconnect();
