@@ -234,8 +234,15 @@ describe('EarlyStopping end to end on real Kafka', () => {
   it.each([
     [{ experiment: { name: '' } }, 'experiment.name: missing'],
     [
-      { experiment: { name: 'x', spec: { early_stopping: { algorithm_name: 'medianstop' } } } },
-      'experiment.spec.objective.objective_metric_name: missing',
+      {
+        experiment: { name: 'x', spec: { early_stopping: { algorithm_name: 'medianstop' } } },
+        trials: [{ name: 'x-1', status: { condition: 'SUCCEEDED' } }],
+      },
+      'experiment.spec.objective.objective_metric_name: missing (needed to read the succeeded trials)',
+    ],
+    [
+      { experiment: { name: 'x', spec: { early_stopping: { algorithm_name: 'hyperband' } } } },
+      'unknown algorithm name hyperband',
     ],
     [
       {

@@ -142,38 +142,65 @@ export async function startEarlyStoppingWorker(
     }
   }
 
-  // Decisions are published one at a time, so two sources (a report, a rule) never race.
-  let publishing: Promise<void> = Promise.resolve();
-  const publishAll = (decisions: readonly StopDecision[]): Promise<void> => {
-    if (decisions.length === 0) return publishing;
-    publishing = publishing.then(async () => {
-      await statusCaughtUp();
-      for (const decision of decisions) {
-        if (tracker.isFinished(decision.trialName)) continue;
-        await producer.publish(TOPICS.trialStatus.name, [
-          {
-            eventType: 'TrialStatusChanged',
-            key: decision.trialName,
-            payload: earlyStoppedPayload({
-              eventId: earlyStoppedEventId(decision.trialName),
-              trialName: decision.trialName,
-              experimentName: decision.experimentName,
-              message: `${EARLY_STOPPED.message}: ${decision.verdict.evidence} (medianstop)`,
-              source: 'early-stopping-worker',
-              now: clock.now(),
-            }),
-          },
-        ]);
-        tracker.onStatus(decision.trialName, EARLY_STOPPED.condition);
-        stopped.inc();
-        logger.info(
-          { trial: decision.trialName, experiment: decision.experimentName, why: decision.verdict.evidence },
-          'trial early-stopped',
-        );
-      }
-    });
-    return publishing;
+  // Decisions queue up (one per trial) and one flusher publishes them in batches: consuming never
+  // waits for a publish, and the trial-status catch-up is paid once per batch, not per decision.
+  const pending = new Map<string, StopDecision>();
+  let flushing: Promise<void> | undefined;
+  let stopping = false;
+
+  const enqueue = (decisions: readonly StopDecision[]): void => {
+    for (const decision of decisions) pending.set(decision.trialName, decision);
+    if (pending.size > 0 && flushing === undefined) flushing = flush().finally(() => (flushing = undefined));
   };
+
+  async function flush(): Promise<void> {
+    let delayMs = 100;
+    while (pending.size > 0 && !stopping) {
+      const batch = [...pending.values()];
+      try {
+        await statusCaughtUp();
+        const fresh = batch.filter((d) => !tracker.isFinished(d.trialName));
+        if (fresh.length > 0) await producer.publish(TOPICS.trialStatus.name, fresh.map(toStatusEvent));
+        for (const decision of batch) {
+          if (pending.get(decision.trialName) === decision) pending.delete(decision.trialName);
+        }
+        for (const decision of fresh) {
+          tracker.onStatus(decision.trialName, EARLY_STOPPED.condition);
+          stopped.inc();
+          logger.info(
+            {
+              trial: decision.trialName,
+              experiment: decision.experimentName,
+              why: decision.verdict.evidence,
+            },
+            'trial early-stopped',
+          );
+        }
+        delayMs = 100;
+      } catch (error) {
+        // Kept in the queue: a decision is never dropped, only delayed until Kafka answers again.
+        logger.warn(
+          { err: error, pending: pending.size, retryInMs: delayMs },
+          'cannot publish stop decisions yet',
+        );
+        await sleep(delayMs);
+        delayMs = Math.min(delayMs * 2, 5_000);
+      }
+    }
+  }
+
+  const toStatusEvent = (decision: StopDecision) => ({
+    eventType: 'TrialStatusChanged',
+    key: decision.trialName,
+    payload: earlyStoppedPayload({
+      eventId: earlyStoppedEventId(decision.trialName),
+      trialName: decision.trialName,
+      experimentName: decision.experimentName,
+      message: `${EARLY_STOPPED.message}: ${decision.verdict.evidence} (medianstop)`,
+      source: 'early-stopping-worker',
+      now: clock.now(),
+    }),
+  });
 
   const rulesReader = await readWholeTopic({
     kafka,
@@ -183,7 +210,7 @@ export async function startEarlyStoppingWorker(
     onMessage: async (message) => {
       const event = decode(message);
       if (event?.eventType !== 'EarlyStoppingRulesIssued') return;
-      await publishAll(tracker.onRules(toRulesIssued(event.payload)));
+      enqueue(tracker.onRules(toRulesIssued(event.payload)));
     },
   });
 
@@ -228,7 +255,7 @@ export async function startEarlyStoppingWorker(
       if (event.eventType === 'ObservationLogDeleted') return tracker.onDeleted(trialName);
       if (event.eventType !== 'ObservationLogReported') return;
       const logs = event.payload.metric_logs as { metric_name: string; value: string }[];
-      await publishAll(
+      enqueue(
         tracker.onReport({
           eventId: String(event.payload.event_id),
           trialName,
@@ -245,7 +272,9 @@ export async function startEarlyStoppingWorker(
       await observations.disconnect();
       await rulesReader.consumer.disconnect();
       await statusReader.consumer.disconnect();
-      await publishing.catch(() => {});
+      // A decision still queued is made again at the next start (state is rebuilt from the topics).
+      stopping = true;
+      await flushing;
     },
   };
 }

@@ -7,6 +7,7 @@ import type { SetTrialStatusRequest__Output } from '../../../proto/gen/api/v1/be
 import type { ValidateEarlyStoppingSettingsRequest__Output } from '../../../proto/gen/api/v1/beta1/ValidateEarlyStoppingSettingsRequest.ts';
 import { invalidArgument } from '../../../shared/errors.ts';
 import {
+  MEDIANSTOP,
   type MedianStopSettings,
   type ObjectiveType,
   readMedianStopSettings,
@@ -40,10 +41,9 @@ export function toRulesRequest(request: GetEarlyStoppingRulesRequest__Output): R
   if (!experiment?.name) throw invalidArgument('experiment.name: missing');
   const spec = experiment.spec;
   const objectiveMetric = spec?.objective?.objective_metric_name ?? '';
-  if (objectiveMetric === '')
-    throw invalidArgument('experiment.spec.objective.objective_metric_name: missing');
+  // Katib's service never checks the algorithm name here (only Validate does): empty means medianstop.
   const settings = readMedianStopSettings({
-    algorithmName: spec?.early_stopping?.algorithm_name ?? '',
+    algorithmName: spec?.early_stopping?.algorithm_name || MEDIANSTOP,
     settings: spec?.early_stopping?.algorithm_settings ?? [],
   });
   const address = request.db_manager_address.trim();
@@ -53,13 +53,20 @@ export function toRulesRequest(request: GetEarlyStoppingRulesRequest__Output): R
     if (trial.name === '') throw invalidArgument(`trials[${i}].name: missing`);
     return { name: trial.name, condition: trial.status?.condition ?? 'CREATED' };
   });
+  const succeeded = trials.filter((t) => t.condition === 'SUCCEEDED').map((t) => t.name);
+  // Katib answers a request without objective (its own unit test sends one) with no rules; we can
+  // too, as long as no succeeded trial needs its curve read.
+  if (objectiveMetric === '' && succeeded.length > 0)
+    throw invalidArgument(
+      'experiment.spec.objective.objective_metric_name: missing (needed to read the succeeded trials)',
+    );
   return {
     experimentName: experiment.name,
     objectiveMetric,
     objectiveType: spec?.objective?.type ?? 'UNKNOWN',
     settings,
     trials,
-    succeeded: trials.filter((t) => t.condition === 'SUCCEEDED').map((t) => t.name),
+    succeeded,
     ...(address !== '' ? { dbManagerAddress: address } : {}),
   };
 }
