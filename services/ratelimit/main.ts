@@ -272,6 +272,8 @@ try {
     channelOptions: {
       'grpc.max_connection_age_ms': settings.grpcMaxConnectionAgeMs,
       'grpc.max_connection_age_grace_ms': settings.grpcMaxConnectionAgeGraceMs,
+      // Channelz's per-call bookkeeping (timestamps, counters) costs ~10-20 µs of CPU a call; nothing reads it.
+      'grpc.enable_channelz': 0,
     },
     services: [
       { definition: rls.service, implementation: createRateLimitHandlers({ service, timer, logger }) },
