@@ -46,6 +46,7 @@ interface Cell {
   p99: number;
   roundTrips: number;
   commands: number;
+  reads: number;
   /** CPU time per decision, microseconds: the service's, and this load generator's. */
   serverCpuUs: number;
   clientCpuUs: number;
@@ -68,11 +69,12 @@ async function serverCpuSeconds(server: RatelimitServer): Promise<number> {
 }
 
 /** Commands processed and CPU seconds used by Redis so far. */
-async function redisCounters(redis: Redis): Promise<{ commands: number; cpu: number }> {
+async function redisCounters(redis: Redis): Promise<{ commands: number; reads: number; cpu: number }> {
   const info = await redis.info();
   const field = (name: string): number => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
   return {
     commands: field('total_commands_processed'),
+    reads: field('total_reads_processed'),
     cpu: field('used_cpu_user') + field('used_cpu_sys'),
   };
 }
@@ -136,6 +138,7 @@ async function runCell(
     // INFO itself and the /metrics scrape add a command or two: negligible over thousands.
     roundTrips: (tripsAfter - tripsBefore) / latencies.length,
     commands: (redisAfter.commands - redisBefore.commands) / latencies.length,
+    reads: (redisAfter.reads - redisBefore.reads) / latencies.length,
     redisCpuUs: ((redisAfter.cpu - redisBefore.cpu) * 1e6) / latencies.length,
     serverCpuUs: ((cpuAfter - cpuBefore) * 1e6) / latencies.length,
     clientCpuUs: (client.user + client.system) / latencies.length,
@@ -160,6 +163,7 @@ function print(cell: Cell): void {
     [cell.p99.toFixed(3), 8],
     [cell.roundTrips.toFixed(3), 11],
     [cell.commands.toFixed(2), 8],
+    [cell.reads.toFixed(3), 8],
     [cell.serverCpuUs.toFixed(1), 9],
     [cell.clientCpuUs.toFixed(1), 9],
     [cell.redisCpuUs.toFixed(1), 8],
@@ -229,6 +233,7 @@ process.stdout.write(
     ['p99 ms', 8],
     ['round trips', 11],
     ['commands', 8],
+    ['reads', 8],
     ['server µs', 9],
     ['client µs', 9],
     ['redis µs', 8],
@@ -264,6 +269,7 @@ try {
       '',
       'round trips: pipelines sent to Redis per decision (each pipeline is one INCRBY + EXPIRE per key);',
       'commands: Redis commands processed per decision (INFO total_commands_processed);',
+      'reads: socket reads Redis made per decision (INFO total_reads_processed): below 1 when the pipelines of several decisions share a write;',
       'server / client / redis µs: CPU time per decision of the service, of this load generator and of Redis (user + system);',
       `cpu ceiling: decisions/s the ${CORES} cores would give at those CPU costs if nothing else ran (the machine may be shared);`,
       'load average: 1/5/15 minutes at the end of the cell.',
