@@ -71,7 +71,8 @@ export const bayesianOptimization: Sampler<BayesianOptimizationOptions> = (input
   const mean = warp.reduce((s, v) => s + v, 0) / warp.length;
   const sd = Math.sqrt(warp.reduce((s, v) => s + (v - mean) ** 2, 0) / warp.length) || 1;
   const ys = warp.map((v) => (v - mean) / sd);
-  const best = Math.min(...ys);
+  // The incumbent includes the believed values, so a batch does not pile up next to one point.
+  let best = Math.min(...ys);
   const centres = [...observed]
     .sort((a, b) => a.loss - b.loss)
     .slice(0, 5)
@@ -81,13 +82,12 @@ export const bayesianOptimization: Sampler<BayesianOptimizationOptions> = (input
     ys,
     features.width,
   );
-  const believe = (xs: Float64Array[]) =>
-    xs.length
-      ? model.condition(
-          xs,
-          xs.map((x) => model.predict(x).mean),
-        )
-      : model;
+  const believe = (xs: Float64Array[]) => {
+    if (xs.length === 0) return model;
+    const believed = xs.map((x) => model.predict(x).mean);
+    best = Math.min(best, ...believed);
+    return model.condition(xs, believed);
+  };
   model = believe(
     pending.flatMap((p) => {
       const encoded = encodePoint(axes, p);

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type AcquisitionFunction,
+  bayesianOptimization,
+  DEFAULT_BAYESIAN_OPTIMIZATION_OPTIONS,
+} from '../../../../../services/experiment/suggestion/models/bayesian-optimization.ts';
+import { createRng } from '../../../../../services/experiment/suggestion/rng.ts';
+import type { Dimension, Observation } from '../../../../../services/experiment/suggestion/space.ts';
+
+const SPACE: Dimension[] = [
+  { kind: 'float', name: 'x', low: -2, high: 2, distribution: 'uniform' },
+  { kind: 'float', name: 'y', low: -2, high: 2, distribution: 'uniform' },
+];
+const loss = (x: number, y: number) => (x - 0.7) ** 2 + 2 * (y + 0.3) ** 2;
+
+function history(n: number): Observation[] {
+  const rng = createRng(5);
+  return Array.from({ length: n }, () => {
+    const x = -2 + 4 * rng.next();
+    const y = -2 + 4 * rng.next();
+    return { point: [x, y], loss: loss(x, y) };
+  });
+}
+
+describe('bayesianoptimization', () => {
+  it.each(['gp_hedge', 'EI', 'PI', 'LCB', 'EIps', 'PIps'] as AcquisitionFunction[])(
+    'with %s proposes a point better than most of 20 random ones',
+    (acqFunc) => {
+      const observed = history(20);
+      const [point] = bayesianOptimization({
+        dimensions: SPACE,
+        history: observed,
+        pending: [],
+        count: 1,
+        rng: createRng(1),
+        options: { ...DEFAULT_BAYESIAN_OPTIMIZATION_OPTIONS, acqFunc },
+      });
+      const value = loss(point![0] as number, point![1] as number);
+      const sorted = observed.map((o) => o.loss).sort((a, b) => a - b);
+      expect(value).toBeLessThan(sorted[5]!);
+    },
+  );
+
+  it('draws at random until n_initial_points trials are complete', () => {
+    const options = { ...DEFAULT_BAYESIAN_OPTIMIZATION_OPTIONS, nInitialPoints: 25 };
+    const call = (seed: number) =>
+      bayesianOptimization({
+        dimensions: SPACE,
+        history: history(20),
+        pending: [],
+        count: 2,
+        rng: createRng(seed),
+        options,
+      });
+    expect(call(1)).not.toEqual(call(2));
+  });
+
+  it('spreads a batch with the kriging believer instead of repeating the best point', () => {
+    const points = bayesianOptimization({
+      dimensions: SPACE,
+      history: history(25),
+      pending: [],
+      count: 4,
+      rng: createRng(3),
+      options: { ...DEFAULT_BAYESIAN_OPTIMIZATION_OPTIONS, acqFunc: 'EI' },
+    });
+    const gaps = points.flatMap((p, i) =>
+      points
+        .slice(i + 1)
+        .map((q) => Math.hypot((p[0] as number) - (q[0] as number), (p[1] as number) - (q[1] as number))),
+    );
+    expect(Math.min(...gaps)).toBeGreaterThan(1e-3);
+  });
+
+  it('converges on a quadratic within 30 trials with the sampling-only optimiser', () => {
+    const observed = history(10);
+    for (let t = 0; t < 20; t++) {
+      const [point] = bayesianOptimization({
+        dimensions: SPACE,
+        history: observed,
+        pending: [],
+        count: 1,
+        rng: createRng(100 + t),
+        options: { ...DEFAULT_BAYESIAN_OPTIMIZATION_OPTIONS, acqOptimizer: 'sampling' },
+      });
+      observed.push({ point: point!, loss: loss(point![0] as number, point![1] as number) });
+    }
+    expect(Math.min(...observed.map((o) => o.loss))).toBeLessThan(0.01);
+  });
+});
