@@ -4,6 +4,8 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { CounterConnection } from '../../services/ratelimit/adapters/counter-connection.ts';
@@ -24,7 +26,7 @@ const item = (key: string, addend = 1, windowSeconds = 60): CounterIncrement => 
 
 /** Events of one connection, and the connection. */
 function connectTo(
-  address: { host: string; port: number },
+  address: { host: string; port: number } | { path: string },
   auth: { username?: string; password?: string } = {},
 ) {
   const events = { ready: 0, closed: 0, errors: [] as string[] };
@@ -93,14 +95,18 @@ describe('lean RESP connection', () => {
     expect(await connection.ping()).toBe('PONG');
   });
 
-  describe('with AUTH', () => {
+  describe('with AUTH, over TCP and a unix socket', () => {
+    const socketPath = join(tmpdir(), `ratelimit-resp-${process.pid}-${randomBytes(4).toString('hex')}.sock`);
     let port: number;
     let stop: () => Promise<void>;
     beforeAll(async () => {
       port = await freePort();
       const child = spawn(
         'redis-server',
-        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--requirepass', 'sesame'],
+        [
+          ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--requirepass', 'sesame'],
+          ...['--unixsocket', socketPath, '--unixsocketperm', '700'],
+        ],
         { stdio: 'ignore' },
       );
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -133,6 +139,12 @@ describe('lean RESP connection', () => {
         await connection.whenReady(5_000);
         expect(await connection.increment([item('auth')], (w) => w)).toHaveLength(1);
       }
+    });
+
+    it('connects over a unix socket', async () => {
+      const { connection } = open({ path: socketPath }, { password: 'sesame' });
+      await connection.whenReady(5_000);
+      expect(await connection.increment([item('unix')], (w) => w)).toEqual([1]);
     });
 
     it('never becomes ready with a wrong password, and reports why', async () => {
