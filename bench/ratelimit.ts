@@ -13,7 +13,13 @@ import {
   type RatelimitServer,
   startRatelimitServer,
 } from '../test/helpers/ratelimit-server.ts';
-import { type Decide, grpcLoadClient, jsonLoadClient, type LoadClient } from './ratelimit/load-clients.ts';
+import {
+  type Decide,
+  grpcLoadClient,
+  jsonLoadClient,
+  type LoadClient,
+  rawGrpcLoadClient,
+} from './ratelimit/load-clients.ts';
 
 const settings = readSettings(
   {
@@ -23,6 +29,11 @@ const settings = readSettings(
     only: str('BENCH_ONLY', '', 'grpc, json, or empty for both'),
     callers: str('BENCH_CALLERS', '1,10,100', 'comma-separated caller counts'),
     grpcChannels: int('BENCH_GRPC_CHANNELS', 4, { min: 1, max: 100 }),
+    grpcClient: str(
+      'BENCH_GRPC_CLIENT',
+      'raw',
+      'raw (minimal HTTP/2, as cheap as a C client) or http2 (node:http2)',
+    ),
     cpuProfDir: str('BENCH_CPU_PROF_DIR', '', "a folder for the service's --cpu-prof profiles"),
   },
   process.env,
@@ -198,7 +209,9 @@ const common = {
 const callerCounts = settings.callers.split(',').map(Number);
 type MakeClient = (server: RatelimitServer, callers: number) => LoadClient;
 const grpc: MakeClient = (server, callers) =>
-  grpcLoadClient(server.grpcAddress, callers, Math.min(callers, settings.grpcChannels));
+  settings.grpcClient === 'http2'
+    ? grpcLoadClient(server.grpcAddress, callers, Math.min(callers, settings.grpcChannels))
+    : rawGrpcLoadClient('127.0.0.1', server.grpcPort, callers, Math.min(callers, settings.grpcChannels));
 const json: MakeClient = (server, callers) => jsonLoadClient('127.0.0.1', server.httpPort, callers);
 const selected = (
   [
@@ -222,7 +235,7 @@ async function runCells(
 }
 
 process.stdout.write(
-  `rate limit benchmark: ${settings.seconds} s per cell after ${settings.warmupMs} ms warm-up; service, load generator and Redis on this machine (${CORES} cores)\n\n`,
+  `rate limit benchmark: ${settings.seconds} s per cell after ${settings.warmupMs} ms warm-up; service, load generator and Redis on this machine (${CORES} cores); gRPC client: ${settings.grpcClient}\n\n`,
 );
 process.stdout.write(
   `${row([

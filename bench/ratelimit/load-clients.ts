@@ -6,6 +6,7 @@ import { type ClientHttp2Session, constants, connect as http2Connect } from 'nod
 import { type Socket, connect as tcpConnect } from 'node:net';
 import { RLS_PROTO, RLS_SERVICE } from '../../services/ratelimit/adapters/grpc-handlers.ts';
 import { loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
+import { rawGrpcConnection } from './raw-grpc-client.ts';
 
 /** One decision for caller `caller`; resolves when the answer is OK, rejects otherwise. */
 export type Decide = (caller: number) => Promise<void>;
@@ -23,16 +24,37 @@ const requestFor = (caller: number) => ({
 
 const SHOULD_RATE_LIMIT_PATH = `/${RLS_SERVICE}/ShouldRateLimit`;
 
-/** gRPC over `channels` HTTP/2 connections; caller i uses connection i mod channels. */
-export function grpcLoadClient(address: string, callers: number, channels: number): LoadClient {
+/** Each caller's request as a length-prefixed gRPC message. */
+function grpcMessages(callers: number): Buffer[] {
   const method = lookupService(loadPackageDefinition([RLS_PROTO]), RLS_SERVICE).service.ShouldRateLimit!;
-  const frames = Array.from({ length: callers }, (_, caller) => {
+  return Array.from({ length: callers }, (_, caller) => {
     const message = method.requestSerialize(requestFor(caller));
     const frame = Buffer.alloc(5 + message.length);
     frame.writeUInt32BE(message.length, 1);
     message.copy(frame, 5);
     return frame;
   });
+}
+
+/** gRPC over `channels` minimal HTTP/2 connections (raw-grpc-client.ts); caller i uses connection i mod channels. */
+export function rawGrpcLoadClient(host: string, port: number, callers: number, channels: number): LoadClient {
+  const connections = Array.from({ length: channels }, () =>
+    rawGrpcConnection(host, port, SHOULD_RATE_LIMIT_PATH),
+  );
+  const prepared = grpcMessages(callers).map((message, caller) =>
+    connections[caller % channels]!.prepare(message),
+  );
+  return {
+    decide: (caller) => connections[caller % channels]!.call(prepared[caller]!),
+    close: () => {
+      for (const connection of connections) connection.close();
+    },
+  };
+}
+
+/** gRPC over `channels` node:http2 connections; caller i uses connection i mod channels. */
+export function grpcLoadClient(address: string, callers: number, channels: number): LoadClient {
+  const frames = grpcMessages(callers);
   const sessions: ClientHttp2Session[] = Array.from({ length: channels }, () =>
     http2Connect(`http://${address}`),
   );
