@@ -3,7 +3,8 @@
 // and this process as the load generator. Also Redis round trips and commands per decision, CPU
 // time per decision of the service, the generator and Redis (the figures that stay comparable on a
 // shared machine), and the same at 100 callers with implicit pipelining (REDIS_PIPELINE_WINDOW).
-// Bounded: every cell runs BENCH_SECONDS after a short warm-up (8 cells, under a minute).
+// Last, the counter store's connection alone (lean RESP vs ioredis). Bounded: every cell runs
+// BENCH_SECONDS after a short warm-up (8 cells and the store, about a minute).
 import { availableParallelism, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
@@ -20,6 +21,7 @@ import {
   type LoadClient,
   rawGrpcLoadClient,
 } from './ratelimit/load-clients.ts';
+import { measureStore } from './ratelimit/store-cells.ts';
 
 const settings = readSettings(
   {
@@ -277,6 +279,13 @@ try {
   } finally {
     await pipelined.stop();
   }
+  process.stdout.write(
+    `\ncounter store connection alone, in this process, 100 concurrent decisions of one INCRBY + EXPIRE pipeline each:\n`,
+  );
+  for (const cell of await measureStore(settings.redisUrl, common.CACHE_KEY_PREFIX, 2_000))
+    process.stdout.write(
+      `  ${cell.client.padEnd(10)} ${String(cell.decisionsPerSecond).padStart(8)} decisions/s ${cell.cpuUs.toFixed(1).padStart(6)} µs CPU per decision; load average ${load()}\n`,
+    );
   process.stdout.write(
     [
       '',
