@@ -37,6 +37,11 @@ const settings = readSettings(
       'raw (minimal HTTP/2, as cheap as a C client) or http2 (node:http2)',
     ),
     cpuProfDir: str('BENCH_CPU_PROF_DIR', '', "a folder for the service's --cpu-prof profiles"),
+    serverNodeOptions: str(
+      'BENCH_SERVER_NODE_OPTIONS',
+      '',
+      'more node options for the service, e.g. V8 flags',
+    ),
   },
   process.env,
 );
@@ -202,11 +207,11 @@ const common = {
   RUNTIME_SUBDIRECTORY: runtime.subdirectory,
   REDIS_POOL_SIZE: '4',
   CACHE_KEY_PREFIX: `bench-${process.pid}:`,
-  ...(settings.cpuProfDir === ''
-    ? {}
-    : {
-        NODE_OPTIONS: `--disable-warning=TimeoutNegativeWarning --cpu-prof --cpu-prof-dir=${settings.cpuProfDir}`,
-      }),
+  NODE_OPTIONS: [
+    '--disable-warning=TimeoutNegativeWarning',
+    ...(settings.cpuProfDir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`]),
+    settings.serverNodeOptions,
+  ].join(' '),
 };
 const callerCounts = settings.callers.split(',').map(Number);
 type MakeClient = (server: RatelimitServer, callers: number) => LoadClient;
