@@ -1,5 +1,6 @@
-// The lean RESP connection of the Redis counter store against the real Redis: pipelined INCRBY +
-// EXPIRE of concurrent decisions, Redis error replies, AUTH, an outage and a connection that
+// The Redis counter store's connections against the real Redis: pipelined INCRBY + EXPIRE of
+// concurrent decisions and Redis error replies through both the lean RESP connection and ioredis
+// (sentinel, cluster, TLS), then the lean one's AUTH, unix socket, outage and a connection that
 // stops answering.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -9,7 +10,8 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { CounterConnection } from '../../services/ratelimit/adapters/counter-connection.ts';
-import { parseHostPort } from '../../services/ratelimit/adapters/redis-client.ts';
+import { createIoredisConnection } from '../../services/ratelimit/adapters/ioredis-connection.ts';
+import { createRedisClients, parseHostPort } from '../../services/ratelimit/adapters/redis-client.ts';
 import { createRespConnection } from '../../services/ratelimit/adapters/resp-connection.ts';
 import type { CounterIncrement } from '../../services/ratelimit/ports.ts';
 import { freePort } from '../helpers/experiment-server.ts';
@@ -23,6 +25,27 @@ const item = (key: string, addend = 1, windowSeconds = 60): CounterIncrement => 
   windowSeconds,
   perSecond: false,
 });
+
+/** ioredis as the store creates it for a single node (the path sentinel, cluster and TLS take). */
+function ioredisConnection(redisUrl: string): CounterConnection {
+  const [client] = createRedisClients(
+    {
+      name: 'redis',
+      socketType: 'tcp',
+      type: 'single',
+      url: redisUrl,
+      poolSize: 1,
+      auth: '',
+      sentinelAuth: '',
+      tls: false,
+      pipelineWindowMs: 0,
+      pipelineLimit: 0,
+      timeoutMs: 2_000,
+    },
+    { clientCert: '', clientKey: '', caCert: '', skipHostnameVerification: false },
+  );
+  return createIoredisConnection(client!, { onReady() {}, onClose() {}, onError() {} });
+}
 
 /** Events of one connection, and the connection. */
 function connectTo(
@@ -41,6 +64,69 @@ function connectTo(
   return { connection, events };
 }
 
+describe.each([
+  ['lean RESP', 'lean:'],
+  ['ioredis', 'ioredis:'],
+] as const)('%s counter connection', (name, space) => {
+  const infra = inject('infra');
+  const redis = new Redis({ ...parseHostPort(infra.REDIS_URL), lazyConnect: true });
+  const opened: CounterConnection[] = [];
+  const make = (): CounterConnection => {
+    const connection =
+      name === 'ioredis'
+        ? ioredisConnection(infra.REDIS_URL)
+        : connectTo(parseHostPort(infra.REDIS_URL)).connection;
+    opened.push(connection);
+    return connection;
+  };
+
+  afterAll(async () => {
+    await Promise.all(opened.map((c) => c.close()));
+    const keys = await redis.keys(`${prefix}${space}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  });
+
+  it('counts the decisions of one turn, in order, and sets each key to expire within its window and jitter', async () => {
+    const connection = make();
+    await connection.whenReady(5_000);
+    const decisions = Array.from({ length: 200 }, (_, i) =>
+      connection.increment(
+        [item(`${space}k${i % 20}`), item(`${space}other${i % 3}`, 2, 3_600)],
+        (window) => window + 7,
+      ),
+    );
+    const counts = await Promise.all(decisions);
+    const perKey = new Map<number, number[]>();
+    counts.forEach(([count], i) => {
+      perKey.set(i % 20, [...(perKey.get(i % 20) ?? []), count!]);
+    });
+    for (const seen of perKey.values()) expect(seen).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    expect(counts.map(([, other]) => other).sort((a, b) => a! - b!)).toEqual(
+      Array.from({ length: 200 }, (_, i) => 2 * (Math.floor(i / 3) + 1)),
+    );
+    expect(await redis.ttl(`${prefix}${space}k0`)).toBeGreaterThan(60);
+    expect(await redis.ttl(`${prefix}${space}k0`)).toBeLessThanOrEqual(67);
+    expect(await redis.ttl(`${prefix}${space}other0`)).toBeLessThanOrEqual(3_607);
+  });
+
+  it('fails a decision whose key Redis refuses with its error, and keeps serving the others', async () => {
+    const connection = make();
+    await connection.whenReady(5_000);
+    await redis.set(`${prefix}${space}text`, 'not a number');
+    const [refused, counted] = await Promise.allSettled([
+      connection.increment([item(`${space}fine-1`), item(`${space}text`)], (w) => w),
+      connection.increment([item(`${space}fine-2`)], (w) => w),
+    ]);
+    expect(refused.status).toBe('rejected');
+    expect((refused as PromiseRejectedResult).reason.message).toBe(
+      `INCRBY ${prefix}${space}text: ERR value is not an integer or out of range`,
+    );
+    expect(counted).toEqual({ status: 'fulfilled', value: [1] });
+    expect(await connection.ping()).toBe('PONG');
+  });
+});
+
 describe('lean RESP connection', () => {
   const infra = inject('infra');
   const address = parseHostPort(infra.REDIS_URL);
@@ -57,42 +143,6 @@ describe('lean RESP connection', () => {
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);
     redis.disconnect();
-  });
-
-  it('counts the decisions of one turn, in order, and sets each key to expire within its window and jitter', async () => {
-    const { connection } = open(address);
-    await connection.whenReady(5_000);
-    const decisions = Array.from({ length: 200 }, (_, i) =>
-      connection.increment([item(`k${i % 20}`), item(`other${i % 3}`, 2, 3_600)], (window) => window + 7),
-    );
-    const counts = await Promise.all(decisions);
-    const perKey = new Map<number, number[]>();
-    counts.forEach(([count], i) => {
-      perKey.set(i % 20, [...(perKey.get(i % 20) ?? []), count!]);
-    });
-    for (const seen of perKey.values()) expect(seen).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
-    expect(counts.map(([, other]) => other).sort((a, b) => a! - b!)).toEqual(
-      Array.from({ length: 200 }, (_, i) => 2 * (Math.floor(i / 3) + 1)),
-    );
-    expect(await redis.ttl(`${prefix}k0`)).toBeGreaterThan(60);
-    expect(await redis.ttl(`${prefix}k0`)).toBeLessThanOrEqual(67);
-    expect(await redis.ttl(`${prefix}other0`)).toBeLessThanOrEqual(3_607);
-  });
-
-  it('fails a decision whose key Redis refuses with its error, and keeps serving the others', async () => {
-    const { connection } = open(address);
-    await connection.whenReady(5_000);
-    await redis.set(`${prefix}text`, 'not a number');
-    const [refused, counted] = await Promise.allSettled([
-      connection.increment([item('fine-1'), item('text')], (w) => w),
-      connection.increment([item('fine-2')], (w) => w),
-    ]);
-    expect(refused.status).toBe('rejected');
-    expect((refused as PromiseRejectedResult).reason.message).toBe(
-      `INCRBY ${prefix}text: ERR value is not an integer or out of range`,
-    );
-    expect(counted).toEqual({ status: 'fulfilled', value: [1] });
-    expect(await connection.ping()).toBe('PONG');
   });
 
   describe('with AUTH, over TCP and a unix socket', () => {
