@@ -162,8 +162,11 @@ describe('ratelimit without an initial configuration', () => {
         GrpcStatus.UNKNOWN,
         'no rate limit configuration loaded',
       ]);
-      expect(server.output()).toContain(
-        'basic.yaml: config error, yaml file contains list of type other than map: a',
+      // The log line travels through a pipe: wait for it rather than race it.
+      await waitFor('the load error in the log', () =>
+        server
+          .output()
+          .includes('basic.yaml: config error, yaml file contains list of type other than map: a'),
       );
       await runtime.write(
         'basic.yaml',
