@@ -7,9 +7,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createKafka, kafkaSettings } from '../shared/bus/kafka.ts';
-import { TOPICS } from '../shared/bus/topics.ts';
-import { createLogger } from '../shared/logger.ts';
+import { kafkaSettings } from '../shared/bus/kafka.ts';
 import { int, list, readSettings, str } from '../shared/settings.ts';
 import {
   createDbManagerClient,
@@ -38,7 +36,6 @@ const settings = readSettings(
 
 const METRICS = ['loss', 'accuracy'] as const;
 const run = randomBytes(3).toString('hex');
-const logger = createLogger({ name: 'bench-dbmanager', level: 'warn' }, process.stderr as never);
 
 /** `count` logs of one step each, alternating metrics, at increasing microsecond timestamps. */
 function metricLogs(count: number, firstStep: number) {
@@ -51,24 +48,6 @@ function metricLogs(count: number, firstStep: number) {
       metric: { name: METRICS[i % METRICS.length]!, value: String(Math.random()) },
     };
   });
-}
-
-/** A fresh group whose committed offsets start at the topic's end, so the bench does not replay history. */
-async function freshGroupAtEnd(): Promise<string> {
-  const groupId = `bench-dbmanager-${run}-${randomBytes(2).toString('hex')}`;
-  const admin = createKafka({ brokers: settings.kafkaBrokers, clientId: 'bench-dbmanager', logger }).admin();
-  await admin.connect();
-  try {
-    const ends = await admin.fetchTopicOffsets(TOPICS.observations.name);
-    await admin.setOffsets({
-      groupId,
-      topic: TOPICS.observations.name,
-      partitions: ends.map((p) => ({ partition: p.partition, offset: p.high })),
-    });
-  } finally {
-    await admin.disconnect();
-  }
-  return groupId;
 }
 
 function peakMemoryMiB(pid: number): number {
@@ -147,7 +126,8 @@ try {
   for (const store of settings.stores) {
     const server = await startExperimentServer({
       KAFKA_BROKERS: settings.kafkaBrokers.join(','),
-      PERSISTENCE_GROUP: await freshGroupAtEnd(),
+      // A new group: the server helper starts it at the topic's end, so no history is replayed.
+      PERSISTENCE_GROUP: `bench-dbmanager-${run}-${store}`,
       OBSERVATION_STORE: store,
       ...(store === 'sqlite'
         ? { SQLITE_FILE: join(dir, 'observations.db') }

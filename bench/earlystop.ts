@@ -25,6 +25,7 @@ import {
   type DbManager,
   startExperimentServer,
 } from '../test/helpers/experiment-server.ts';
+import { commitTopicEnds } from '../test/helpers/kafka.ts';
 import { percentile } from './stats.ts';
 
 const settings = readSettings(
@@ -65,14 +66,7 @@ const valueAt = (breaks: boolean, step: number): number =>
 /** Sets a new group's offsets to the topics' current ends, so it sees only what comes next. */
 async function groupAtEnd(admin: Admin, prefix: string, topics: readonly string[]): Promise<string> {
   const groupId = `${prefix}-${run}-${randomBytes(2).toString('hex')}`;
-  for (const topic of topics) {
-    const ends = await admin.fetchTopicOffsets(topic);
-    await admin.setOffsets({
-      groupId,
-      topic,
-      partitions: ends.map((p) => ({ partition: p.partition, offset: p.high })),
-    });
-  }
+  await commitTopicEnds(admin, groupId, topics);
   return groupId;
 }
 

@@ -13,6 +13,7 @@ import { createEtcdCluster } from '../test/helpers/etcd-cluster.ts';
 import { runKvupgrade } from '../test/helpers/etcd-kvupgrade.ts';
 import { startWriter } from '../test/helpers/etcd-writer.ts';
 import type { InfraEnv } from '../test/integration/global-setup.ts';
+import { percentile } from './stats.ts';
 
 const CACHE = join(import.meta.dirname, '..', '.infra', 'cache');
 const settings = readSettings(
@@ -99,9 +100,10 @@ async function once(run: number): Promise<Sample> {
 }
 
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const median = (values: number[]) => percentile(values, 50);
+const print = (text: string): void => void process.stdout.write(`${text}\n`);
 
-console.log(
+print(
   `kvupgrade: ${settings.runs} runs of a 3-member etcd 3.4.23 -> 3.5.16 upgrade, a client writing through all endpoints\n`,
 );
 const samples: Sample[] = [];
@@ -109,7 +111,7 @@ for (let run = 0; run < settings.runs; run++) {
   const sample = await once(run);
   samples.push(sample);
   const overhead = sample.runMs - sample.floorMs;
-  console.log(
+  print(
     `run ${run + 1}: wall ${s(sample.runMs)} (CLI process ${s(sample.cliMs)}) | floor ${s(sample.floorMs)} ` +
       `= stop-to-healthy ${sample.stopToHealthyMs.map(s).join(' + ')} + cluster version ${s(sample.clusterVersionMs)} | ` +
       `overhead ${s(overhead)} (${((100 * overhead) / sample.floorMs).toFixed(1)}% of the floor) | ` +
@@ -119,7 +121,7 @@ for (let run = 0; run < settings.runs; run++) {
 const runMs = median(samples.map((x) => x.runMs));
 const floorMs = median(samples.map((x) => x.floorMs));
 const overheadPct = median(samples.map((x) => (100 * (x.runMs - x.floorMs)) / x.floorMs));
-console.log(
+print(
   `\nmedian: wall ${s(runMs)}, floor ${s(floorMs)}, overhead ${overheadPct.toFixed(1)}% of the floor (goal < 20%), ` +
     `longest write stall ${median(samples.map((x) => x.stallMs))} ms (worst ${Math.max(...samples.map((x) => x.stallMs))} ms)`,
 );

@@ -18,6 +18,7 @@ import { createKafka } from '../../shared/bus/kafka.ts';
 import { ensureTopics, TOPICS } from '../../shared/bus/topics.ts';
 import { HEALTH_PROTO, loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
 import { silentLogger } from '../../shared/logger.ts';
+import { commitTopicEnds } from './kafka.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const MAX_OUTPUT_CHARS = 64 * 1024;
@@ -231,16 +232,12 @@ async function startNewGroupAtEnd(brokers: string, groupId: string): Promise<voi
   await admin.connect();
   try {
     await ensureTopics(admin, [TOPICS.observations, TOPICS.trialStatus], silentLogger);
+    const fresh: string[] = [];
     for (const topic of [TOPICS.observations.name, TOPICS.trialStatus.name]) {
       const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
-      if (committed?.partitions.some((p) => Number(p.offset) >= 0)) continue;
-      const ends = await admin.fetchTopicOffsets(topic);
-      await admin.setOffsets({
-        groupId,
-        topic,
-        partitions: ends.map((p) => ({ partition: p.partition, offset: p.high })),
-      });
+      if (!committed?.partitions.some((p) => Number(p.offset) >= 0)) fresh.push(topic);
     }
+    await commitTopicEnds(admin, groupId, fresh);
   } finally {
     await admin.disconnect();
   }

@@ -36,3 +36,22 @@ export async function topicSize(admin: Admin, topic: string): Promise<number> {
   const offsets = await admin.fetchTopicOffsets(topic);
   return offsets.reduce((sum, p) => sum + Number(p.high) - Number(p.low), 0);
 }
+
+/**
+ * Commits the topics' current end offsets for `groupId`, so the group consumes only what comes next
+ * (the shared topics hold every earlier run's events). Setting offsets joins the group briefly.
+ */
+export async function commitTopicEnds(
+  admin: Admin,
+  groupId: string,
+  topics: readonly string[],
+): Promise<void> {
+  for (const topic of topics) {
+    const ends = await admin.fetchTopicOffsets(topic);
+    await admin.setOffsets({
+      groupId,
+      topic,
+      partitions: ends.map(({ partition, high }) => ({ partition, offset: high })),
+    });
+  }
+}

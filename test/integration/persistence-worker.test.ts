@@ -13,7 +13,7 @@ import { createKafka } from '../../shared/bus/kafka.ts';
 import { createEventProducer, type EventProducer, type OutgoingEvent } from '../../shared/bus/producer.ts';
 import { dlqOf, TOPICS } from '../../shared/bus/topics.ts';
 import { silentLogger } from '../../shared/logger.ts';
-import { createTopics, uniqueName } from '../helpers/kafka.ts';
+import { commitTopicEnds, createTopics, uniqueName } from '../helpers/kafka.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const BROKERS = inject('infra').KAFKA_BROKERS;
@@ -41,12 +41,7 @@ beforeAll(async () => {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const ends = await admin.fetchTopicOffsets(TOPICS.observations.name);
-    await admin.setOffsets({
-      groupId,
-      topic: TOPICS.observations.name,
-      partitions: ends.map(({ partition, high }) => ({ partition, offset: high })),
-    });
+    await commitTopicEnds(admin, groupId, [TOPICS.observations.name]);
   } finally {
     await admin.disconnect();
   }
