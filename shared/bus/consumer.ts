@@ -70,6 +70,17 @@ interface Received {
   readonly event: ConsumedEvent;
 }
 
+/** kafkajs session and heartbeat settings for a session timeout (heartbeats at most a third of it). */
+export function groupTimeouts(sessionTimeoutMs: number): {
+  sessionTimeout: number;
+  heartbeatInterval: number;
+} {
+  return {
+    sessionTimeout: sessionTimeoutMs,
+    heartbeatInterval: Math.min(3_000, Math.floor(sessionTimeoutMs / 3)),
+  };
+}
+
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const { catalog, producer, groupId, handle } = options;
   const logger = options.logger.child({ component: 'worker', group: groupId });
@@ -84,8 +95,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     groupId,
     allowAutoTopicCreation: false,
     maxWaitTimeInMs: options.maxWaitTimeInMs ?? 1_000,
-    sessionTimeout: sessionTimeoutMs,
-    heartbeatInterval: Math.min(3_000, Math.floor(sessionTimeoutMs / 3)),
+    ...groupTimeouts(sessionTimeoutMs),
     retry: { retries: 5, restartOnFailure: async () => true },
   });
 

@@ -98,7 +98,11 @@ export async function createEventProducer(options: {
 
   async function sendTogether(batch: Pending[]): Promise<void> {
     const byTopic = new Map<string, Message[]>();
-    for (const call of batch) byTopic.set(call.topic, [...(byTopic.get(call.topic) ?? []), ...call.messages]);
+    for (const call of batch) {
+      const messages = byTopic.get(call.topic);
+      if (messages) messages.push(...call.messages);
+      else byTopic.set(call.topic, [...call.messages]);
+    }
     try {
       await producer.sendBatch({
         acks: -1,

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Admin, Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { EventCatalog } from '../../../shared/avro/catalog.ts';
+import { groupTimeouts } from '../../../shared/bus/consumer.ts';
 import type { EventProducer } from '../../../shared/bus/producer.ts';
 import { TOPICS } from '../../../shared/bus/topics.ts';
 import type { Clock } from '../../../shared/clock.ts';
@@ -59,8 +60,7 @@ async function readWholeTopic(options: {
 }) {
   const consumer: Consumer = options.kafka.consumer({
     groupId: options.group,
-    sessionTimeout: options.sessionTimeoutMs,
-    heartbeatInterval: Math.min(3_000, Math.floor(options.sessionTimeoutMs / 3)),
+    ...groupTimeouts(options.sessionTimeoutMs),
     allowAutoTopicCreation: false,
     maxWaitTimeInMs: 200,
   });
@@ -93,7 +93,7 @@ export async function startEarlyStoppingWorker(
     help: 'Trials this worker stopped (TrialStatusChanged published)',
     registers: registry ? [registry] : [],
   });
-  const running = new Gauge({
+  new Gauge({
     name: 'experiment_early_stopping_running_trials',
     help: 'Running trials the early-stopping worker is watching',
     registers: registry ? [registry] : [],
@@ -101,7 +101,6 @@ export async function startEarlyStoppingWorker(
       this.set(tracker.runningTrials());
     },
   });
-  void running;
   const tracker = createTracker({ maxSamplesPerMetric: 10_000 });
   const instance = `${options.groupId}-instance-${randomUUID()}`;
 
@@ -216,8 +215,7 @@ export async function startEarlyStoppingWorker(
 
   const observations: Consumer = kafka.consumer({
     groupId: options.groupId,
-    sessionTimeout: options.sessionTimeoutMs,
-    heartbeatInterval: Math.min(3_000, Math.floor(options.sessionTimeoutMs / 3)),
+    ...groupTimeouts(options.sessionTimeoutMs),
     allowAutoTopicCreation: false,
     maxWaitTimeInMs: 200,
   });
