@@ -1,15 +1,22 @@
-// Bus benchmark: acknowledged producer throughput, and end-to-end latency through one worker.
-// Bounded: BENCH_EVENTS events per throughput run, BENCH_RATE events/s for BENCH_SECONDS seconds
-// in the latency run. Uses its own topics and deletes them at the end.
+// Bus benchmark on one Kafka client (KAFKA_CLIENT): acknowledged producer throughput, reading a
+// topic back, and end-to-end latency through one worker, each with this process's CPU per event.
+// Bounded: BENCH_EVENTS events per throughput run, BENCH_RATE events/s for BENCH_SECONDS seconds in
+// the latency run. Uses its own topics and deletes them at the end. With BENCH_JSON=1 it prints one
+// JSON line of figures (bench/bus-compare.ts runs it once per client).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadCatalog } from '../shared/avro/catalog.ts';
-import { startWorker } from '../shared/bus/consumer.ts';
-import { createKafka, kafkaSettings } from '../shared/bus/kafka.ts';
-import { createEventProducer, type OutgoingEvent } from '../shared/bus/producer.ts';
-import { ensureTopics, type TopicDeclaration } from '../shared/bus/topics.ts';
+import {
+  createBus,
+  createEventProducer,
+  kafkaSettings,
+  type OutgoingEvent,
+  readTopic,
+  startWorker,
+  type TopicDeclaration,
+} from '../shared/bus/index.ts';
 import { createLogger } from '../shared/logger.ts';
-import { int, readSettings } from '../shared/settings.ts';
+import { bool, int, readSettings } from '../shared/settings.ts';
+import { percentile } from './stats.ts';
 
 const settings = readSettings(
   {
@@ -18,16 +25,19 @@ const settings = readSettings(
     batch: int('BENCH_BATCH', 100, { min: 1, max: 10_000 }),
     rate: int('BENCH_RATE', 500, { min: 1, max: 100_000 }),
     seconds: int('BENCH_SECONDS', 10, { min: 1, max: 120 }),
+    json: bool('BENCH_JSON', false),
   },
   process.env,
 );
 
 const logger = createLogger({ name: 'bench-bus', level: 'warn' }, process.stderr as never);
-const kafka = createKafka({ brokers: settings.kafkaBrokers, clientId: 'bench-bus', logger });
-const catalog = loadCatalog();
-const admin = kafka.admin();
-await admin.connect();
-const producer = await createEventProducer({ kafka, catalog });
+const bus = createBus({
+  brokers: settings.kafkaBrokers,
+  clientId: 'bench-bus',
+  client: settings.kafkaClient,
+  logger,
+});
+const producer = await createEventProducer(bus);
 
 const suffix = randomBytes(4).toString('hex');
 const topic = (name: string, partitions: number): TopicDeclaration => ({
@@ -39,11 +49,8 @@ const topic = (name: string, partitions: number): TopicDeclaration => ({
 });
 const throughputTopic = topic('throughput', 6);
 const latencyTopic = topic('latency', 6);
-await ensureTopics(
-  admin,
-  [throughputTopic, latencyTopic, { ...latencyTopic, name: `${latencyTopic.name}.dlq` }],
-  logger,
-);
+const created = [throughputTopic, latencyTopic, { ...latencyTopic, name: `${latencyTopic.name}.dlq` }];
+await bus.ensureTopics(created);
 
 // A typical report: one trial, three metrics at one step.
 const report = (trial: number): OutgoingEvent => {
@@ -65,49 +72,96 @@ const report = (trial: number): OutgoingEvent => {
   };
 };
 
-const rows: Array<[string, string]> = [];
+const figures: Record<string, number> = {};
 const print = (label: string, value: string) => {
-  rows.push([label, value]);
-  process.stdout.write(`${label.padEnd(52)} ${value}\n`);
+  if (!settings.json) process.stdout.write(`${label.padEnd(56)} ${value}\n`);
 };
 
-async function throughput(batch: number, total: number): Promise<number> {
+/** Runs `work`, returning events/s and CPU µs of this process per event. */
+async function measured(events: number, work: () => Promise<void>): Promise<{ rate: number; cpuUs: number }> {
+  const cpu = process.cpuUsage();
   const started = performance.now();
-  for (let sent = 0; sent < total; sent += batch) {
-    const events = Array.from({ length: Math.min(batch, total - sent) }, (_, i) => report((sent + i) % 200));
-    await producer.publish(throughputTopic.name, events);
-  }
-  return total / ((performance.now() - started) / 1000);
+  await work();
+  const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  return { rate: events / seconds, cpuUs: (used.user + used.system) / events };
 }
 
-process.stdout.write(`bus benchmark on ${settings.kafkaBrokers.join(',')} (acks=all, idempotent)\n`);
-await throughput(settings.batch, Math.min(2_000, settings.events)); // warm-up: connections, metadata
+const produce = (batch: number, total: number) =>
+  measured(total, async () => {
+    for (let sent = 0; sent < total; sent += batch) {
+      const events = Array.from({ length: Math.min(batch, total - sent) }, (_, i) =>
+        report((sent + i) % 200),
+      );
+      await producer.publish(throughputTopic.name, events);
+    }
+  });
+
+if (!settings.json)
+  process.stdout.write(
+    `bus benchmark on ${settings.kafkaBrokers.join(',')} with ${bus.client.name} (acks=all, idempotent)\n`,
+  );
+await produce(settings.batch, Math.min(2_000, settings.events)); // warm-up: connections, metadata
 const single = Math.min(2_000, settings.events);
+const one = await produce(1, single);
 print(
   `producer, 1 event per send (${single} events)`,
-  `${(await throughput(1, single)).toFixed(0)} events/s`,
+  `${one.rate.toFixed(0)} events/s, ${one.cpuUs.toFixed(0)} µs CPU/event`,
 );
+const many = await produce(settings.batch, settings.events);
 print(
   `producer, ${settings.batch} events per send (${settings.events} events)`,
-  `${(await throughput(settings.batch, settings.events)).toFixed(0)} events/s`,
+  `${many.rate.toFixed(0)} events/s, ${many.cpuUs.toFixed(1)} µs CPU/event`,
+);
+// 64 callers publishing one event each at a time: what gRPC handlers do.
+const callers = 64;
+const concurrent = await measured(settings.events, async () => {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: callers }, async () => {
+      while (next < settings.events) {
+        next++;
+        await producer.publish(throughputTopic.name, [report(next % 200)]);
+      }
+    }),
+  );
+});
+print(
+  `producer, ${callers} callers of 1 event (${settings.events} events)`,
+  `${concurrent.rate.toFixed(0)} events/s, ${concurrent.cpuUs.toFixed(1)} µs CPU/event`,
+);
+
+const stored = (await bus.watermarks(throughputTopic.name)).reduce((n, w) => n + Number(w.high - w.low), 0);
+let readBack = 0;
+const read = await measured(stored, async () => {
+  const reader = await readTopic(bus, {
+    topic: throughputTopic.name,
+    from: 'beginning',
+    until: 'end',
+    onEvent: () => void readBack++,
+  });
+  await reader.done;
+});
+print(
+  `readTopic from the beginning (${readBack} events)`,
+  `${read.rate.toFixed(0)} events/s, ${read.cpuUs.toFixed(1)} µs CPU/event`,
 );
 
 // Latency: publish at a steady rate; the worker notes when each event reaches its handler.
 const sentAt = new Map<string, number>();
 const latencies: number[] = [];
+const group = `bench-${suffix}`;
 const worker = await startWorker({
-  kafka,
-  catalog,
+  bus,
   producer,
   logger,
-  groupId: `bench-${suffix}`,
+  groupId: group,
   topics: [latencyTopic.name],
-  fromBeginning: false,
-  maxWaitTimeInMs: 100,
+  maxWaitMs: 100,
   handle: async (events) => {
     const now = performance.now();
     for (const e of events) {
-      const start = sentAt.get(String(e.payload.event_id));
+      const start = sentAt.get(e.eventType === 'ObservationLogReported' ? e.payload.event_id : '');
       if (start !== undefined) latencies.push(now - start);
     }
   },
@@ -116,6 +170,7 @@ await worker.joined;
 await sleep(500);
 const total = settings.rate * settings.seconds;
 const interval = 1000 / settings.rate;
+const cpuBefore = process.cpuUsage();
 const began = performance.now();
 const inFlight: Promise<unknown>[] = [];
 for (let i = 0; i < total; i++) {
@@ -123,27 +178,49 @@ for (let i = 0; i < total; i++) {
   const wait = due - performance.now();
   if (wait > 1) await sleep(wait);
   const event = report(i % 200);
-  sentAt.set(String((event.payload as { event_id: string }).event_id), performance.now());
+  if (event.eventType === 'ObservationLogReported') sentAt.set(event.payload.event_id, performance.now());
   inFlight.push(producer.publish(latencyTopic.name, [event]));
   if (inFlight.length >= 64) await Promise.all(inFlight.splice(0));
 }
 await Promise.all(inFlight);
 const deadline = performance.now() + 30_000;
 while (latencies.length < total && performance.now() < deadline) await sleep(50);
+const cpuLatency = process.cpuUsage(cpuBefore);
 await worker.stop();
 
-const sorted = latencies.sort((a, b) => a - b);
-const pct = (p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 print(
   `end-to-end, ${settings.rate} events/s for ${settings.seconds}s, 1 worker`,
-  `${sorted.length}/${total} events delivered`,
+  `${latencies.length}/${total} events delivered`,
 );
-print('end-to-end latency p50', `${pct(50).toFixed(1)} ms`);
-print('end-to-end latency p99', `${pct(99).toFixed(1)} ms`);
-print('end-to-end latency max', `${(sorted.at(-1) ?? Number.NaN).toFixed(1)} ms`);
+print(
+  'end-to-end latency p50 / p99 / max',
+  [50, 99, 100].map((p) => `${percentile(latencies, p).toFixed(1)} ms`).join(' / '),
+);
+const e2eCpuUs = (cpuLatency.user + cpuLatency.system) / total;
+print('end-to-end CPU per event (produce + consume)', `${e2eCpuUs.toFixed(0)} µs`);
+const rssMiB = process.memoryUsage.rss() / 1024 / 1024;
+print('process RSS at the end', `${rssMiB.toFixed(0)} MiB`);
 
-await admin.deleteTopics({ topics: [throughputTopic.name, latencyTopic.name, `${latencyTopic.name}.dlq`] });
-await admin.deleteGroups([`bench-${suffix}`]).catch(() => undefined);
+Object.assign(figures, {
+  produceOneRate: one.rate,
+  produceOneCpuUs: one.cpuUs,
+  produceBatchRate: many.rate,
+  produceBatchCpuUs: many.cpuUs,
+  produceConcurrentRate: concurrent.rate,
+  produceConcurrentCpuUs: concurrent.cpuUs,
+  readRate: read.rate,
+  readCpuUs: read.cpuUs,
+  delivered: latencies.length,
+  expected: total,
+  latencyP50: percentile(latencies, 50),
+  latencyP99: percentile(latencies, 99),
+  latencyMax: percentile(latencies, 100),
+  e2eCpuUs,
+  rssMiB,
+});
+if (settings.json) process.stdout.write(`${JSON.stringify({ client: bus.client.name, ...figures })}\n`);
+
+await bus.client.deleteTopics(created.map((t) => t.name));
+await bus.client.deleteGroups([group]).catch(() => undefined);
 await producer.disconnect();
-await admin.disconnect();
+await bus.close();

@@ -13,10 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Admin, AssignerProtocol, Partitioners } from 'kafkajs';
-import { loadCatalog } from '../shared/avro/catalog.ts';
-import { createKafka, kafkaSettings } from '../shared/bus/kafka.ts';
-import { TOPICS } from '../shared/bus/topics.ts';
+import { type Bus, createBus, kafkaSettings, partitionOf, readTopic, TOPICS } from '../shared/bus/index.ts';
 import { createLogger } from '../shared/logger.ts';
 import { int, readSettings, str } from '../shared/settings.ts';
 import { createEarlyStoppingClient, type EarlyStopping } from '../test/helpers/earlystopping-client.ts';
@@ -25,7 +22,6 @@ import {
   type DbManager,
   startExperimentServer,
 } from '../test/helpers/experiment-server.ts';
-import { commitTopicEnds } from '../test/helpers/kafka.ts';
 import { percentile } from './stats.ts';
 
 const settings = readSettings(
@@ -50,8 +46,12 @@ if (settings.stepsPerTrial < settings.startStep)
 const run = randomBytes(3).toString('hex');
 const experiment = `bench-es-${run}`;
 const logger = createLogger({ name: 'bench-earlystop', level: 'warn' }, process.stderr as never);
-const kafka = createKafka({ brokers: settings.kafkaBrokers, clientId: 'bench-earlystop', logger });
-const catalog = loadCatalog();
+const bus: Bus = createBus({
+  brokers: settings.kafkaBrokers,
+  clientId: 'bench-earlystop',
+  client: settings.kafkaClient,
+  logger,
+});
 
 // Succeeded curves whose first four values average 0.5, 0.6 and 0.7: the median rule is LESS 0.6.
 const SUCCEEDED = [
@@ -63,55 +63,21 @@ const SUCCEEDED = [
 const valueAt = (breaks: boolean, step: number): number =>
   breaks ? Math.min(0.1 * (step + 1), 0.5) : step === 1 ? 0.7 : 0.5;
 
-/** Sets a new group's offsets to the topics' current ends, so it sees only what comes next. */
-async function groupAtEnd(admin: Admin, prefix: string, topics: readonly string[]): Promise<string> {
-  const groupId = `${prefix}-${run}-${randomBytes(2).toString('hex')}`;
-  await commitTopicEnds(admin, groupId, topics);
-  return groupId;
-}
-
-/**
- * Live consumer groups, other than `own`, that read experiment.observations alone: early-stopping
- * workers of other experiment servers on this Kafka. They judge these trials too: a trial may be
- * stopped by one of them first, or by both (each checks experiment.trial-status before publishing,
- * but two groups can decide within the same few milliseconds).
- */
-async function otherEarlyStoppingWorkers(admin: Admin, own: string): Promise<string[]> {
-  const { groups } = await admin.listGroups();
-  const candidates = groups.filter((g) => g.protocolType === 'consumer' && g.groupId !== own);
-  if (candidates.length === 0) return [];
-  const { groups: described } = await admin.describeGroups(candidates.map((g) => g.groupId));
-  return described
-    .filter((group) =>
-      group.members.some((member) => {
-        const { topics } = AssignerProtocol.MemberMetadata.decode(member.memberMetadata) ?? { topics: [] };
-        return topics.length === 1 && topics[0] === TOPICS.observations.name;
-      }),
-    )
-    .map((group) => group.groupId);
-}
-
 /** How many events experiment.observations holds from `sinceMs` on. */
-async function eventsSince(admin: Admin, sinceMs: number): Promise<number> {
+async function eventsSince(sinceMs: number): Promise<number> {
   const topic = TOPICS.observations.name;
-  const from = await admin.fetchTopicOffsetsByTimestamp(topic, sinceMs);
-  const ends = await admin.fetchTopicOffsets(topic);
-  return ends.reduce((sum, end) => {
-    const start = Number(from.find((p) => p.partition === end.partition)?.offset ?? end.high);
-    return sum + Number(end.high) - (start >= 0 ? start : Number(end.high));
-  }, 0);
+  const from = await bus.offsetsAtTime(topic, sinceMs);
+  const ends = await bus.watermarks(topic);
+  return ends.reduce((sum, end) => sum + Number(end.high - (from.get(end.partition) ?? end.high)), 0);
 }
 
 /** One trial name of the experiment per partition of experiment.observations. */
-async function onePerPartition(admin: Admin, prefix: string): Promise<string[]> {
-  const topic = TOPICS.observations.name;
-  const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
-  const partitionMetadata = topics[0]!.partitions;
-  const partitioner = Partitioners.DefaultPartitioner();
+async function onePerPartition(prefix: string): Promise<string[]> {
+  const partitions = (await bus.watermarks(TOPICS.observations.name)).length;
   const byPartition = new Map<number, string>();
-  for (let i = 0; byPartition.size < partitionMetadata.length; i++) {
+  for (let i = 0; byPartition.size < partitions; i++) {
     const key = `${experiment}-${prefix}-${i}`;
-    const partition = partitioner({ topic, partitionMetadata, message: { key, value: null } });
+    const partition = partitionOf(key, partitions);
     if (!byPartition.has(partition)) byPartition.set(partition, key);
   }
   return [...byPartition.values()];
@@ -129,29 +95,30 @@ interface Sighting {
  * consumer that restarts without committed offsets sees the same record again, which is not a
  * second event.
  */
-async function watchStops(groupId: string) {
+async function watchStops() {
   const seen = new Map<string, Map<string, Sighting>>();
-  const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 100, allowAutoTopicCreation: false });
-  const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
-  await consumer.connect();
-  await consumer.subscribe({ topic: TOPICS.trialStatus.name });
-  await consumer.run({
-    autoCommit: false,
-    eachMessage: async ({ partition, message }) => {
+  const reader = await readTopic(bus, {
+    topic: TOPICS.trialStatus.name,
+    from: 'end',
+    until: 'follow',
+    maxWaitMs: 100,
+    onEvent: (event) => {
       const at = performance.now();
-      const key = message.key?.toString('utf8') ?? '';
-      if (!key.startsWith(`${experiment}-`) || !message.value) return;
-      const { eventType, payload } = catalog.decode(message.value);
-      if (eventType !== 'TrialStatusChanged' || payload.condition !== 'EARLYSTOPPED') return;
+      const key = event.key ?? '';
+      if (!key.startsWith(`${experiment}-`)) return;
+      if (event.eventType !== 'TrialStatusChanged' || event.payload.condition !== 'EARLYSTOPPED') return;
       const records = seen.get(key) ?? new Map();
-      const record = `${partition}:${message.offset}`;
+      const record = `${event.partition}:${event.offset}`;
       if (!records.has(record))
-        records.set(record, { at, publishedAt: Number(payload.occurred_at) - performance.timeOrigin });
+        records.set(record, {
+          at,
+          publishedAt: event.payload.occurred_at.getTime() - performance.timeOrigin,
+        });
       seen.set(key, records);
     },
   });
-  await joined;
-  return { seen, stop: () => consumer.disconnect() };
+  await reader.joined;
+  return { seen, stop: () => reader.stop() };
 }
 
 async function waitUntil(what: string, done: () => boolean, timeoutMs: number): Promise<void> {
@@ -246,8 +213,8 @@ async function issueRule(db: DbManager, es: EarlyStopping) {
 type Stops = Awaited<ReturnType<typeof watchStops>>;
 
 /** The worker has read the history of every partition once a breaking trial on each is stopped. */
-async function warmUp(db: DbManager, admin: Admin, stops: Stops): Promise<string[]> {
-  const trials = await onePerPartition(admin, 'warm-up');
+async function warmUp(db: DbManager, stops: Stops): Promise<string[]> {
+  const trials = await onePerPartition('warm-up');
   await Promise.all(
     trials.map(async (trial) => {
       for (let step = 1; step <= settings.startStep; step++) await report(db, trial, valueAt(true, step));
@@ -301,17 +268,15 @@ function printStops(result: Awaited<ReturnType<typeof load>>, stops: Stops, warm
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'bench-earlystop-'));
-const admin = kafka.admin();
-await admin.connect();
 try {
   print(
     `Early-stopping benchmark: ${settings.trials} trials reporting one value every ${settings.stepMs} ms ` +
       `for ${settings.seconds} s, ${settings.stepsPerTrial} steps a trial, every ${settings.breakEvery}th ` +
       `trial breaking the rule at step ${settings.startStep}`,
   );
-  const history = await eventsSince(admin, Date.now() - settings.lookbackMs);
+  const history = await eventsSince(Date.now() - settings.lookbackMs);
   const workerGroup = `bench-earlystop-worker-${run}`;
-  const stops = await watchStops(await groupAtEnd(admin, 'bench-earlystop-watch', [TOPICS.trialStatus.name]));
+  const stops = await watchStops();
   const serverStarted = performance.now();
   const server = await startExperimentServer({
     KAFKA_BROKERS: settings.kafkaBrokers.join(','),
@@ -323,7 +288,7 @@ try {
     WORKER_SESSION_TIMEOUT_MS: '6000',
     READ_BARRIER_TIMEOUT_MS: '30000',
     ...(settings.cpuProfileDir && {
-      NODE_OPTIONS: `--disable-warning=TimeoutNegativeWarning --cpu-prof --cpu-prof-dir=${settings.cpuProfileDir}`,
+      NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${settings.cpuProfileDir}`,
     }),
   });
   const db = createDbManagerClient(server.address);
@@ -331,15 +296,12 @@ try {
   try {
     const rule = await issueRule(db, es);
     print(`  rule: ${rule.name} ${rule.comparison} ${rule.value} at step ${rule.start_step}`);
-    const warmUpTrials = await warmUp(db, admin, stops);
+    const warmUpTrials = await warmUp(db, stops);
     const caughtUpS = (performance.now() - serverStarted) / 1_000;
     print(
       `  worker caught up ${caughtUpS.toFixed(1)} s after start, having re-read ${history} observation ` +
         `events of the last ${settings.lookbackMs} ms`,
     );
-    const others = await otherEarlyStoppingWorkers(admin, workerGroup);
-    if (others.length > 0)
-      print(`  note: other early-stopping workers live on this Kafka: ${others.join(', ')}`);
 
     const cpuBefore = cpuSeconds(server.pid);
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
@@ -370,6 +332,6 @@ try {
   }
   if (settings.cpuProfileDir) print(`  server CPU profile written under ${settings.cpuProfileDir}`);
 } finally {
-  await admin.disconnect();
+  await bus.close();
   await rm(dir, { recursive: true, force: true });
 }

@@ -4,9 +4,7 @@
 // Bounded: BENCH_RUNS runs of a few seconds each, every cluster on fresh ports and temp folders.
 import { join } from 'node:path';
 import { readProgressEvents } from '../services/kvupgrade/adapters/progress-topic.ts';
-import { loadCatalog } from '../shared/avro/catalog.ts';
-import { createKafka, kafkaSettings } from '../shared/bus/kafka.ts';
-import { TOPICS } from '../shared/bus/topics.ts';
+import { createBus, kafkaSettings, TOPICS } from '../shared/bus/index.ts';
 import { silentLogger } from '../shared/logger.ts';
 import { int, readSettings, str } from '../shared/settings.ts';
 import { createEtcdCluster } from '../test/helpers/etcd-cluster.ts';
@@ -39,12 +37,7 @@ const infra = {
   ETCD34_BIN_DIR: settings.etcd34,
   ETCD35_BIN_DIR: settings.etcd35,
 } as InfraEnv;
-const kafka = createKafka({
-  brokers: settings.kafkaBrokers,
-  clientId: 'bench-kvupgrade',
-  logger: silentLogger,
-});
-const catalog = loadCatalog();
+const bus = createBus({ brokers: settings.kafkaBrokers, clientId: 'bench-kvupgrade', logger: silentLogger });
 
 interface Sample {
   cliMs: number;
@@ -69,13 +62,7 @@ async function once(run: number): Promise<Sample> {
     if (result.code !== 0)
       throw new Error(`run ${run} failed (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
     if (report.failed.length > 0) throw new Error(`run ${run}: ${report.failed.length} writes failed`);
-    const events = await readProgressEvents({
-      kafka,
-      catalog,
-      topic: TOPICS.upgradeProgress.name,
-      key: cluster.name,
-      logger: silentLogger,
-    });
+    const events = await readProgressEvents(bus, TOPICS.upgradeProgress.name, cluster.name);
     const transitions = events.filter((e) => e.kind === 'transition');
     const at = (step: string) => new Date(transitions.find((e) => e.step === step)!.occurred_at).getTime();
     const stopToHealthyMs = transitions
@@ -125,4 +112,5 @@ print(
   `\nmedian: wall ${s(runMs)}, floor ${s(floorMs)}, overhead ${overheadPct.toFixed(1)}% of the floor (goal < 20%), ` +
     `longest write stall ${median(samples.map((x) => x.stallMs))} ms (worst ${Math.max(...samples.map((x) => x.stallMs))} ms)`,
 );
+await bus.close();
 process.exit(0);

@@ -208,7 +208,6 @@ const common = {
   REDIS_POOL_SIZE: '4',
   CACHE_KEY_PREFIX: `bench-${process.pid}:`,
   NODE_OPTIONS: [
-    '--disable-warning=TimeoutNegativeWarning',
     ...(settings.cpuProfDir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`]),
     settings.serverNodeOptions,
   ].join(' '),

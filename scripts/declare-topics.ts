@@ -1,18 +1,19 @@
 // Creates every topic of the product (and its dead-letter topic) that does not exist yet.
 // `npm start` does this itself; docker-compose runs it as a one-shot service.
-import { createKafka, kafkaSettings } from '../shared/bus/kafka.ts';
-import { dlqOf, ensureTopics, TOPICS } from '../shared/bus/topics.ts';
+import { createBus, dlqOf, kafkaSettings, TOPICS } from '../shared/bus/index.ts';
 import { createLogger } from '../shared/logger.ts';
 import { readSettings } from '../shared/settings.ts';
 
 const settings = readSettings(kafkaSettings, process.env);
-const logger = createLogger({ name: 'declare-topics', level: 'info' });
-const admin = createKafka({
+const bus = createBus({
   brokers: settings.kafkaBrokers,
   clientId: settings.kafkaClientId,
-  logger,
-}).admin();
-await admin.connect();
+  client: settings.kafkaClient,
+  logger: createLogger({ name: 'declare-topics', level: 'info' }),
+});
 const topics = Object.values(TOPICS);
-await ensureTopics(admin, [...topics, ...topics.map(dlqOf)], logger);
-await admin.disconnect();
+try {
+  await bus.ensureTopics([...topics, ...topics.map(dlqOf)]);
+} finally {
+  await bus.close();
+}

@@ -1,9 +1,6 @@
 // The experiment service's wiring: the only place that reads the environment, creates clients,
 // starts servers and workers, and registers how to stop them (in reverse order) on SIGTERM.
-import { loadCatalog } from '../../shared/avro/catalog.ts';
-import { createKafka } from '../../shared/bus/kafka.ts';
-import { createEventProducer } from '../../shared/bus/producer.ts';
-import { dlqOf, ensureTopics, TOPICS } from '../../shared/bus/topics.ts';
+import { createBus, createEventProducer, dlqOf, TOPICS } from '../../shared/bus/index.ts';
 import { systemClock } from '../../shared/clock.ts';
 import {
   createHealthService,
@@ -51,20 +48,20 @@ try {
   });
   lifecycle.onStop('metrics server', () => metricsServer.stop());
 
-  const kafka = createKafka({ brokers: settings.kafkaBrokers, clientId: settings.kafkaClientId, logger });
-  const admin = kafka.admin();
-  await admin.connect();
-  lifecycle.onStop('kafka admin', () => admin.disconnect());
-  await ensureTopics(
-    admin,
+  const bus = createBus({
+    brokers: settings.kafkaBrokers,
+    clientId: settings.kafkaClientId,
+    client: settings.kafkaClient,
+    logger,
+  });
+  lifecycle.onStop('kafka', () => bus.close());
+  await bus.ensureTopics(
     [TOPICS.observations, TOPICS.trialStatus, TOPICS.earlyStoppingRules, TOPICS.suggestions].flatMap(
       (topic) => [topic, dlqOf(topic)],
     ),
-    logger,
   );
 
-  const catalog = loadCatalog();
-  const producer = await createEventProducer({ kafka, catalog });
+  const producer = await createEventProducer(bus);
   lifecycle.onStop('producer', () => producer.disconnect());
 
   const store: ObservationStore =
@@ -80,8 +77,7 @@ try {
 
   if (settings.persistenceWorker) {
     const worker = await startPersistenceWorker({
-      kafka,
-      catalog,
+      bus,
       producer,
       store,
       groupId: settings.persistenceGroup,
@@ -99,7 +95,7 @@ try {
 
   if (settings.services.includes('dbmanager')) {
     const barrier = createReadBarrier({
-      admin,
+      bus,
       topic: TOPICS.observations.name,
       groupId: settings.persistenceGroup,
       timeoutMs: settings.readBarrierTimeoutMs,
@@ -123,7 +119,7 @@ try {
   if (settings.services.includes('earlystopping')) {
     const barrierFor = (topic: string) =>
       createReadBarrier({
-        admin,
+        bus,
         topic,
         groupId: settings.persistenceGroup,
         timeoutMs: settings.readBarrierTimeoutMs,
@@ -147,9 +143,7 @@ try {
 
   if (settings.earlyStoppingWorker) {
     const worker = await startEarlyStoppingWorker({
-      kafka,
-      admin,
-      catalog,
+      bus,
       producer,
       clock: systemClock,
       logger,
@@ -179,7 +173,7 @@ try {
     health,
     services: healthNames,
     checks: [
-      { name: 'kafka', check: async () => void (await admin.describeCluster()) },
+      { name: 'kafka', check: () => bus.ping() },
       { name: `${settings.store} observation store`, check: () => store.ping() },
     ],
     intervalMs: 2_000,

@@ -3,10 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
-import { loadCatalog } from '../../shared/avro/catalog.ts';
-import { createKafka } from '../../shared/bus/kafka.ts';
-import { createEventProducer } from '../../shared/bus/producer.ts';
-import { ensureTopics, TOPICS } from '../../shared/bus/topics.ts';
+import { createBus, createEventProducer, TOPICS } from '../../shared/bus/index.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { AppError, toAppError } from '../../shared/errors.ts';
 import { createLogger } from '../../shared/logger.ts';
@@ -59,30 +56,34 @@ async function main(): Promise<number> {
     return plan.outcome === 'refuse' ? EXIT.refused : EXIT.ok;
   }
 
-  const kafka = createKafka({
+  const bus = createBus({
     brokers: settings.kafkaBrokers,
     clientId: `${settings.kafkaClientId}-kvupgrade`,
+    client: settings.kafkaClient,
     logger,
   });
-  const catalog = loadCatalog();
   const topic = TOPICS.upgradeProgress.name;
   if (options.command === 'status') {
-    const read = (cluster: string) => readProgressEvents({ kafka, catalog, topic, key: cluster, logger });
-    const { state, events } = await loadState({ read }, spec.name);
-    out(renderStatus(state, events));
-    return EXIT.ok;
+    try {
+      const { state, events } = await loadState(
+        { read: (cluster) => readProgressEvents(bus, topic, cluster) },
+        spec.name,
+      );
+      out(renderStatus(state, events));
+      return EXIT.ok;
+    } finally {
+      await bus.close();
+    }
   }
 
   // The producer gets ready while the events and the cluster are read; the first publish waits for it.
   const producer = (async () => {
-    const admin = kafka.admin();
-    await admin.connect();
-    await ensureTopics(admin, [TOPICS.upgradeProgress], logger).finally(() => admin.disconnect());
-    return createEventProducer({ kafka, catalog });
+    await bus.ensureTopics([TOPICS.upgradeProgress]);
+    return createEventProducer(bus);
   })();
   producer.catch(() => {}); // observed by the first publish, or below
   try {
-    const progress = createProgressTopic({ kafka, producer, catalog, topic, logger });
+    const progress = createProgressTopic({ bus, producer, topic });
     const clock = systemClock;
     const driver =
       spec.driver.kind === 'local'
@@ -145,6 +146,7 @@ async function main(): Promise<number> {
     }
   } finally {
     await producer.then((p) => p.disconnect()).catch(() => {});
+    await bus.close();
   }
 }
 

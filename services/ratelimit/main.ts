@@ -1,9 +1,6 @@
 // The rate limit service's wiring: the only place that reads the environment, creates clients,
 // starts listeners and registers how to stop them (in reverse order) on SIGTERM.
-import { loadCatalog } from '../../shared/avro/catalog.ts';
-import { createKafka } from '../../shared/bus/kafka.ts';
-import { createEventProducer, type EventProducer } from '../../shared/bus/producer.ts';
-import { dlqOf, ensureTopics, TOPICS } from '../../shared/bus/topics.ts';
+import { createBus, createEventProducer, dlqOf, type EventProducer, TOPICS } from '../../shared/bus/index.ts';
 import { systemClock } from '../../shared/clock.ts';
 import {
   createHealthService,
@@ -129,19 +126,18 @@ try {
   }
 
   // Kafka: the producer is made only when first needed, so FILE mode without Kafka still serves.
-  const kafka = createKafka({ brokers: settings.kafkaBrokers, clientId: settings.kafkaClientId, logger });
-  const catalog = loadCatalog();
+  const bus = createBus({
+    brokers: settings.kafkaBrokers,
+    clientId: settings.kafkaClientId,
+    client: settings.kafkaClient,
+    logger,
+  });
+  lifecycle.onStop('kafka', () => bus.close());
   let producer: Promise<EventProducer> | undefined;
   const connectProducer = (): Promise<EventProducer> => {
     producer ??= (async () => {
-      const admin = kafka.admin();
-      await admin.connect();
-      try {
-        await ensureTopics(admin, [TOPICS.ratelimitConfig, dlqOf(TOPICS.ratelimitConfig)], logger);
-      } finally {
-        await admin.disconnect();
-      }
-      return createEventProducer({ kafka, catalog });
+      await bus.ensureTopics([TOPICS.ratelimitConfig, dlqOf(TOPICS.ratelimitConfig)]);
+      return createEventProducer(bus);
     })().catch((error: unknown) => {
       producer = undefined;
       throw error;
@@ -196,13 +192,10 @@ try {
     lifecycle.onStop('file watch', files.watch(reload));
     reload();
   } else {
-    const worker = await subscribeToConfigs({
-      kafka,
-      catalog,
-      producer: await connectProducer(),
+    await connectProducer(); // declares the topic
+    const subscription = await subscribeToConfigs({
+      bus,
       fleet: settings.configKafkaKey,
-      logger,
-      registry,
       apply: (published) => {
         const loaded = config.apply(
           published.files,
@@ -216,7 +209,7 @@ try {
           );
       },
     });
-    lifecycle.onStop('config subscription', () => worker.stop());
+    lifecycle.onStop('config subscription', () => subscription.stop());
   }
 
   if (!settings.forceStartWithoutInitialConfig) {

@@ -1,7 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import { loadCatalog } from '../../shared/avro/catalog.ts';
-import { createKafka, kafkaSettings } from '../../shared/bus/kafka.ts';
+import { createBus, kafkaSettings } from '../../shared/bus/index.ts';
 import { createLogger, LOG_LEVELS } from '../../shared/logger.ts';
 import { oneOf, readSettings, SettingsError, type SettingsOf } from '../../shared/settings.ts';
 import { parseReplayArgs, USAGE } from './args.ts';
@@ -20,17 +18,7 @@ async function flushStdout(): Promise<void> {
   await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
 }
 
-/** kafkajs 2.2.4 sets negative timeouts (Node clamps them to 1 ms); Node 24 warns on each one. */
-function quietKafkajsTimeoutWarnings(): void {
-  process.removeAllListeners('warning');
-  process.on('warning', (warning) => {
-    if (warning.name !== 'TimeoutNegativeWarning')
-      process.stderr.write(`${warning.name}: ${warning.message}\n`);
-  });
-}
-
 async function main(): Promise<number> {
-  quietKafkajsTimeoutWarnings();
   const parsed = parseReplayArgs(process.argv.slice(2));
   if (parsed.kind === 'help') {
     process.stdout.write(`${USAGE}\n`);
@@ -58,9 +46,10 @@ async function main(): Promise<number> {
     { name: 'replay', level: settings.logLevel },
     pino.destination({ fd: 2, sync: true }),
   );
-  const kafka = createKafka({
+  const bus = createBus({
     brokers: settings.kafkaBrokers,
     clientId: `${settings.kafkaClientId}-replay`,
+    client: settings.kafkaClient,
     logger,
   });
 
@@ -77,14 +66,12 @@ async function main(): Promise<number> {
   }
 
   const outcome = await replay({
-    kafka,
-    catalog: loadCatalog(),
+    bus,
     options,
     out: streamWriter(process.stdout),
     logger,
-    groupId: `replay-${randomBytes(8).toString('hex')}`,
     signal: stop.signal,
-  });
+  }).finally(() => bus.close());
   if (outcome.kind === 'missing-topic') {
     process.stderr.write(`replay: topic "${options.topic}" does not exist\n`);
     return 2;

@@ -1,10 +1,19 @@
+export { type Bus, type BusOptions, createBus } from './bus.ts';
 export { busMetrics } from './bus-metrics.ts';
-export { type ConsumedEvent, startWorker, type Worker, type WorkerOptions } from './consumer.ts';
-export { HEADERS, headersToStrings } from './headers.ts';
-export { createKafka, kafkaSettings } from './kafka.ts';
+export type { RawRecord, Watermarks } from './client/types.ts';
 export {
-  createEventProducer,
-  type EventProducer,
+  type ConsumedEvent,
+  decodeRecord,
+  type EventPayloads,
+  type EventType,
   type OutgoingEvent,
-} from './producer.ts';
-export { dlqName, dlqOf, ensureTopics, TOPICS, type TopicDeclaration } from './topics.ts';
+  type PlacedRecord,
+  type WritablePayloads,
+} from './events.ts';
+export { HEADERS } from './headers.ts';
+export { kafkaSettings } from './kafka.ts';
+export { partitionOf } from './partitioner.ts';
+export { createEventProducer, type EventProducer } from './producer.ts';
+export { type ReadFrom, type ReadTopicOptions, readTopic, type TopicReader } from './read-topic.ts';
+export { dlqName, dlqOf, TOPICS, type TopicDeclaration } from './topics.ts';
+export { startWorker, type Worker, type WorkerOptions } from './worker.ts';

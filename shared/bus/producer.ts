@@ -1,41 +1,31 @@
 import { randomUUID } from 'node:crypto';
-import {
-  CompressionTypes,
-  type Kafka,
-  type Message,
-  Partitioners,
-  type Producer,
-  type RecordMetadata,
-} from 'kafkajs';
-import type { EventCatalog } from '../avro/catalog.ts';
 import { AppError, unavailable } from '../errors.ts';
+import type { Bus } from './bus.ts';
+import type { ClientProducer, OutgoingRecord } from './client/types.ts';
+import type { OutgoingEvent, PlacedRecord, WritablePayloads } from './events.ts';
 import { HEADERS } from './headers.ts';
+import { partitionOf } from './partitioner.ts';
 
-export interface OutgoingEvent {
-  readonly eventType: string;
-  /** Partition key: whatever must stay in order (trial, experiment, domain, cluster). */
-  readonly key: string;
-  readonly payload: object;
-  /** Ties the event to the request that caused it; a new one is made when absent. */
-  readonly correlationId?: string;
-}
-
-export interface EventProducer {
+export interface EventProducer<E = WritablePayloads> {
   /**
    * Encodes every event first (a bad one rejects the whole call with INVALID_ARGUMENT and nothing
    * is sent), then resolves only after the broker acknowledged them all (acks=all). Broker
    * failures reject with UNAVAILABLE. Calls made while a request is in flight travel together in
    * the next one, each keeping its order.
    */
-  publish(topic: string, events: readonly OutgoingEvent[]): Promise<void>;
-  /** Sends already-encoded messages as they are (dead letters, tools). */
-  sendRaw(topic: string, messages: Message[]): Promise<RecordMetadata[]>;
+  publish(topic: string, events: readonly OutgoingEvent<E>[]): Promise<void>;
+  /** Writes records as they are, to the partition of their key (tools, tests). */
+  publishRaw(
+    topic: string,
+    records: readonly { key: string | null; value: Buffer | null; headers?: Record<string, string> }[],
+  ): Promise<void>;
+  /** Writes a record that can never be processed to `<topic>.dlq`, with the reason in its headers. */
+  deadLetter(record: PlacedRecord, reason: string, group: string): Promise<void>;
   disconnect(): Promise<void>;
 }
 
 interface Pending {
-  readonly topic: string;
-  readonly messages: Message[];
+  readonly records: OutgoingRecord[];
   readonly bytes: number;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
@@ -43,39 +33,47 @@ interface Pending {
 
 /** Bound on what one coalesced request carries; a single larger call still goes alone. */
 const MAX_COALESCED_BYTES = 4 * 1024 * 1024;
+/** How long a topic's partition count is trusted before it is asked again (partitions added later). */
+const PARTITION_COUNT_TTL_MS = 30_000;
 
-export async function createEventProducer(options: {
-  kafka: Kafka;
-  catalog: EventCatalog;
-}): Promise<EventProducer> {
-  const { catalog } = options;
-  const producer: Producer = options.kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
-    allowAutoTopicCreation: false,
-    createPartitioner: Partitioners.DefaultPartitioner,
-  });
+export async function createEventProducer<E = WritablePayloads>(bus: Bus): Promise<EventProducer<E>> {
+  const { catalog, client } = bus;
+  let producer: ClientProducer;
   try {
-    await producer.connect();
+    producer = await client.createProducer();
   } catch (error) {
     throw unavailable(`kafka: producer cannot connect: ${(error as Error).message}`, error);
   }
 
-  const failure = (topic: string, error: unknown): AppError =>
+  const failure = (topics: string, error: unknown): AppError =>
     error instanceof AppError
       ? error
-      : unavailable(`kafka: publishing to ${topic} failed: ${(error as Error).message}`, error);
+      : unavailable(`kafka: publishing to ${topics} failed: ${(error as Error).message}`, error);
 
-  async function sendRaw(topic: string, messages: Message[]): Promise<RecordMetadata[]> {
-    try {
-      return await producer.send({ topic, acks: -1, messages, compression: CompressionTypes.None });
-    } catch (error) {
-      throw failure(topic, error);
-    }
+  // Every call awaits exactly one promise before it queues its records, so calls keep their order.
+  const counts = new Map<string, { partitions: Promise<number>; until: number }>();
+  function partitionsOf(topic: string): Promise<number> {
+    const known = counts.get(topic);
+    if (known && known.until > Date.now()) return known.partitions;
+    const partitions = client.partitionCounts([topic]).then(
+      (found) => {
+        const count = found.get(topic);
+        if (count === undefined) throw unavailable(`kafka: topic ${topic} does not exist`);
+        return count;
+      },
+      (error: unknown) => {
+        throw failure(topic, error);
+      },
+    );
+    counts.set(topic, { partitions, until: Date.now() + PARTITION_COUNT_TTL_MS });
+    partitions.catch(() => {
+      if (counts.get(topic)?.partitions === partitions) counts.delete(topic);
+    });
+    return partitions;
   }
 
-  // The idempotent producer allows one request in flight, so a request per call would cap the
-  // rate at one round trip per call: calls that arrive meanwhile are sent together instead.
+  // Without this, one call per request would cap the rate at one round trip per call (an
+  // idempotent producer keeps one request in flight): calls that arrive meanwhile go together.
   const queue: Pending[] = [];
   let sending = false;
 
@@ -97,50 +95,36 @@ export async function createEventProducer(options: {
   }
 
   async function sendTogether(batch: Pending[]): Promise<void> {
-    const byTopic = new Map<string, Message[]>();
-    for (const call of batch) {
-      const messages = byTopic.get(call.topic);
-      if (messages) messages.push(...call.messages);
-      else byTopic.set(call.topic, [...call.messages]);
-    }
+    const records = batch.length === 1 ? batch[0]!.records : batch.flatMap((call) => call.records);
     try {
-      await producer.sendBatch({
-        acks: -1,
-        compression: CompressionTypes.None,
-        topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
-      });
+      await producer.send(records);
       for (const call of batch) call.resolve();
     } catch (error) {
-      if (batch.length === 1) return batch[0]!.reject(failure(batch[0]!.topic, error));
-      // One call's fault (a missing topic, an oversized batch) must not fail its neighbours: each
+      if (batch.length === 1) {
+        const topics = [...new Set(records.map((r) => r.topic))].join(', ');
+        return batch[0]!.reject(failure(topics, error));
+      }
+      // One call's fault (an oversized batch, a deleted topic) must not fail its neighbours: each
       // goes again alone. A neighbour that was in fact written is then written twice, which the
       // consumers absorb: every event carries an event_id and workers apply idempotently.
       for (const call of batch) await sendTogether([call]);
     }
   }
 
-  return {
-    publish(topic, events) {
-      let messages: Message[];
-      try {
-        messages = events.map((event) => toMessage(event));
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      const bytes = messages.reduce((sum, m) => sum + (m.value as Buffer).length, 0);
-      return new Promise<void>((resolve, reject) => {
-        queue.push({ topic, messages, bytes, resolve, reject });
-        if (!sending) void sendQueued();
-      });
-    },
-    sendRaw,
-    disconnect: () => producer.disconnect(),
+  const enqueue = (records: OutgoingRecord[]): Promise<void> => {
+    const bytes = records.reduce((sum, r) => sum + (r.value?.length ?? 0), 0);
+    return new Promise<void>((resolve, reject) => {
+      queue.push({ records, bytes, resolve, reject });
+      if (!sending) void sendQueued();
+    });
   };
 
-  function toMessage(event: OutgoingEvent): Message {
-    const value = catalog.encode(event.eventType, event.payload);
+  function toRecord(topic: string, partitions: number, event: OutgoingEvent<E>): OutgoingRecord {
+    const value = catalog.encode(event.eventType, event.payload as object);
     const eventId = (event.payload as { event_id?: unknown }).event_id;
     return {
+      topic,
+      partition: partitionOf(event.key, partitions),
       key: event.key,
       value,
       headers: {
@@ -151,4 +135,45 @@ export async function createEventProducer(options: {
       },
     };
   }
+
+  return {
+    async publish(topic, events) {
+      const partitions = await partitionsOf(topic);
+      await enqueue(events.map((event) => toRecord(topic, partitions, event)));
+    },
+    async publishRaw(topic, records) {
+      const partitions = await partitionsOf(topic);
+      await enqueue(
+        records.map((r) => ({
+          topic,
+          partition: r.key === null ? Math.floor(Math.random() * partitions) : partitionOf(r.key, partitions),
+          key: r.key,
+          value: r.value,
+          headers: r.headers ?? {},
+        })),
+      );
+    },
+    async deadLetter(record, reason, group) {
+      const topic = `${record.topic}.dlq`;
+      // The dead-letter topic is declared with its source's partitions: same partition, same order.
+      const partition = record.partition % (await partitionsOf(topic));
+      await enqueue([
+        {
+          topic,
+          partition,
+          key: record.key,
+          value: record.value,
+          headers: {
+            ...record.headers,
+            [HEADERS.dlqReason]: reason,
+            [HEADERS.dlqTopic]: record.topic,
+            [HEADERS.dlqPartition]: String(record.partition),
+            [HEADERS.dlqOffset]: record.offset.toString(),
+            [HEADERS.dlqGroup]: group,
+          },
+        },
+      ]);
+    },
+    disconnect: () => producer.close(),
+  };
 }

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Admin } from 'kafkajs';
 import { unavailable } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import type { KafkaClient } from './client/types.ts';
 
 export interface TopicDeclaration {
   readonly name: string;
@@ -53,7 +53,7 @@ export const dlqName = (topicName: string): string => `${topicName}.dlq`;
  * reported, not changed: adding partitions moves keys, which is an operator's decision.
  */
 export async function ensureTopics(
-  admin: Admin,
+  client: KafkaClient,
   declarations: readonly TopicDeclaration[],
   logger: Logger,
 ): Promise<void> {
@@ -61,7 +61,7 @@ export async function ensureTopics(
   // error, so the whole (idempotent) step is tried again a few times.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await ensureTopicsOnce(admin, declarations, logger);
+      return await ensureTopicsOnce(client, declarations, logger);
     } catch (error) {
       const retriable = (error as { cause?: { retriable?: unknown } }).cause?.retriable === true;
       if (!retriable || attempt >= 5) throw error;
@@ -72,37 +72,25 @@ export async function ensureTopics(
 }
 
 async function ensureTopicsOnce(
-  admin: Admin,
+  client: KafkaClient,
   declarations: readonly TopicDeclaration[],
   logger: Logger,
 ): Promise<void> {
   try {
-    const existing = new Set(await admin.listTopics());
+    const existing = new Set(await client.listTopics());
     const missing = declarations.filter((d) => !existing.has(d.name));
     if (missing.length > 0) {
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: missing.map((d) => ({
-          topic: d.name,
-          numPartitions: d.partitions,
-          replicationFactor: -1,
-          configEntries: [
-            { name: 'cleanup.policy', value: d.cleanupPolicy },
-            { name: 'retention.ms', value: String(d.retentionMs) },
-            { name: 'max.message.bytes', value: String(d.maxMessageBytes) },
-          ],
-        })),
-      });
+      await client.createTopics(missing);
       logger.info({ topics: missing.map((d) => d.name) }, 'created topics');
     }
     const present = declarations.filter((d) => existing.has(d.name));
     if (present.length > 0) {
-      const { topics } = await admin.fetchTopicMetadata({ topics: present.map((d) => d.name) });
-      for (const t of topics) {
-        const want = present.find((d) => d.name === t.name)!.partitions;
-        if (t.partitions.length < want) {
+      const counts = await client.partitionCounts(present.map((d) => d.name));
+      for (const declared of present) {
+        const partitions = counts.get(declared.name) ?? 0;
+        if (partitions < declared.partitions) {
           logger.warn(
-            { topic: t.name, partitions: t.partitions.length, declared: want },
+            { topic: declared.name, partitions, declared: declared.partitions },
             'topic has fewer partitions than declared',
           );
         }

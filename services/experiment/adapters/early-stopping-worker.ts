@@ -5,24 +5,17 @@
 // Never two: before publishing, the worker reads experiment.trial-status up to its end (every
 // decision ever published is there, by this or any instance) and skips trials already stopped.
 // It commits no offsets: its state lives in memory and is rebuilt by reading from the beginning.
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Admin, Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { EventCatalog } from '../../../shared/avro/catalog.ts';
-import { groupTimeouts } from '../../../shared/bus/consumer.ts';
-import type { EventProducer } from '../../../shared/bus/producer.ts';
-import { TOPICS } from '../../../shared/bus/topics.ts';
+import type { EarlyStoppingRulesIssuedV1 } from '../../../schemas/gen/events.ts';
+import { type Bus, type EventProducer, readTopic, TOPICS } from '../../../shared/bus/index.ts';
 import type { Clock } from '../../../shared/clock.ts';
-import { unavailable } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { EARLY_STOPPED, earlyStoppedEventId, earlyStoppedPayload } from '../earlystopping/requests.ts';
 import { createTracker, type RulesIssued, type StopDecision } from '../earlystopping/tracker.ts';
 
 export interface EarlyStoppingWorkerOptions {
-  readonly kafka: Kafka;
-  readonly admin: Admin;
-  readonly catalog: EventCatalog;
+  readonly bus: Bus;
   readonly producer: Pick<EventProducer, 'publish'>;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -40,52 +33,15 @@ export interface EarlyStoppingWorkerOptions {
 }
 
 export interface EarlyStoppingWorker {
-  /** Resolves once the observations consumer joined its group. */
+  /** Resolves once the observations reader joined its group. */
   readonly joined: Promise<void>;
   stop(): Promise<void>;
-}
-
-interface Decoded {
-  readonly eventType: string;
-  readonly payload: Record<string, unknown>;
-}
-
-/** A consumer of every partition of one topic, from the beginning, remembering how far it got. */
-async function readWholeTopic(options: {
-  kafka: Kafka;
-  topic: string;
-  group: string;
-  sessionTimeoutMs: number;
-  onMessage: (message: KafkaMessage) => Promise<void>;
-}) {
-  const consumer: Consumer = options.kafka.consumer({
-    groupId: options.group,
-    ...groupTimeouts(options.sessionTimeoutMs),
-    allowAutoTopicCreation: false,
-    maxWaitTimeInMs: 200,
-  });
-  const next = new Map<number, number>();
-  await consumer.connect();
-  await consumer.subscribe({ topic: options.topic, fromBeginning: true });
-  await consumer.run({
-    autoCommit: false,
-    eachMessage: async ({ partition, message }) => {
-      await options.onMessage(message);
-      next.set(partition, Number(message.offset) + 1);
-    },
-  });
-  return {
-    consumer,
-    /** Whether every partition was read up to the given high watermarks. */
-    reached: (highs: readonly { partition: number; high: string; low: string }[]) =>
-      highs.every((w) => Number(w.high) <= Number(w.low) || (next.get(w.partition) ?? 0) >= Number(w.high)),
-  };
 }
 
 export async function startEarlyStoppingWorker(
   options: EarlyStoppingWorkerOptions,
 ): Promise<EarlyStoppingWorker> {
-  const { kafka, admin, catalog, producer, clock } = options;
+  const { bus, producer, clock } = options;
   const logger = options.logger.child({ component: 'early-stopping' });
   const registry = options.registry;
   const stopped = new Counter({
@@ -102,44 +58,17 @@ export async function startEarlyStoppingWorker(
     },
   });
   const tracker = createTracker({ maxSamplesPerMetric: 10_000 });
-  const instance = `${options.groupId}-instance-${randomUUID()}`;
 
-  const decode = (message: KafkaMessage): Decoded | undefined => {
-    if (!message.value) return undefined;
-    try {
-      const { eventType, payload } = catalog.decode(message.value);
-      return { eventType, payload };
-    } catch (error) {
-      // The persistence worker dead-letters such events; here they are only skipped.
-      logger.warn({ err: error, offset: message.offset }, 'skipping an event that cannot be decoded');
-      return undefined;
-    }
-  };
-
-  const statusReader = await readWholeTopic({
-    kafka,
+  const statusReader = await readTopic(bus, {
     topic: TOPICS.trialStatus.name,
-    group: `${instance}-status`,
+    from: 'beginning',
+    until: 'follow',
     sessionTimeoutMs: options.sessionTimeoutMs,
-    onMessage: async (message) => {
-      const event = decode(message);
-      if (event?.eventType === 'TrialStatusChanged')
-        tracker.onStatus(String(event.payload.trial_name), String(event.payload.condition));
+    onEvent: (event) => {
+      if (event.eventType === 'TrialStatusChanged')
+        tracker.onStatus(event.payload.trial_name, event.payload.condition);
     },
   });
-
-  /** Waits until the status reader has read everything published on trial-status so far. */
-  async function statusCaughtUp(): Promise<void> {
-    const started = Date.now();
-    const highs = await admin.fetchTopicOffsets(TOPICS.trialStatus.name);
-    while (!statusReader.reached(highs)) {
-      if (Date.now() - started > options.catchUpTimeoutMs)
-        throw unavailable(
-          `early-stopping worker: ${TOPICS.trialStatus.name} not read to its end within ${options.catchUpTimeoutMs} ms`,
-        );
-      await sleep(5);
-    }
-  }
 
   // Decisions queue up (one per trial) and one flusher publishes them in batches: consuming never
   // waits for a publish, and the trial-status catch-up is paid once per batch, not per decision.
@@ -157,7 +86,7 @@ export async function startEarlyStoppingWorker(
     while (pending.size > 0 && !stopping) {
       const batch = [...pending.values()];
       try {
-        await statusCaughtUp();
+        await statusReader.caughtUp(options.catchUpTimeoutMs);
         const fresh = batch.filter((d) => !tracker.isFinished(d.trialName));
         if (fresh.length > 0) await producer.publish(TOPICS.trialStatus.name, fresh.map(toStatusEvent));
         for (const decision of batch) {
@@ -189,7 +118,7 @@ export async function startEarlyStoppingWorker(
   }
 
   const toStatusEvent = (decision: StopDecision) => ({
-    eventType: 'TrialStatusChanged',
+    eventType: 'TrialStatusChanged' as const,
     key: decision.trialName,
     payload: earlyStoppedPayload({
       eventId: earlyStoppedEventId(decision.trialName),
@@ -201,75 +130,45 @@ export async function startEarlyStoppingWorker(
     }),
   });
 
-  const rulesReader = await readWholeTopic({
-    kafka,
+  const rulesReader = await readTopic(bus, {
     topic: TOPICS.earlyStoppingRules.name,
-    group: `${instance}-rules`,
+    from: 'beginning',
+    until: 'follow',
     sessionTimeoutMs: options.sessionTimeoutMs,
-    onMessage: async (message) => {
-      const event = decode(message);
-      if (event?.eventType !== 'EarlyStoppingRulesIssued') return;
-      enqueue(tracker.onRules(toRulesIssued(event.payload)));
+    onEvent: (event) => {
+      if (event.eventType === 'EarlyStoppingRulesIssued')
+        enqueue(tracker.onRules(toRulesIssued(event.payload)));
     },
   });
 
-  const observations: Consumer = kafka.consumer({
-    groupId: options.groupId,
-    ...groupTimeouts(options.sessionTimeoutMs),
-    allowAutoTopicCreation: false,
-    maxWaitTimeInMs: 200,
-  });
-  let markJoined: () => void = () => {};
-  const joined = new Promise<void>((resolve) => {
-    markJoined = resolve;
-  });
-  observations.on(observations.events.GROUP_JOIN, (event) => {
-    markJoined();
-    if (options.lookbackMs > 0)
-      void seekToLookback(event.payload.memberAssignment[TOPICS.observations.name] ?? []);
-  });
-
-  /** Starts the assigned partitions at the first event of the lookback window (the worker commits nothing). */
-  async function seekToLookback(partitions: readonly number[]): Promise<void> {
-    try {
-      const since = clock.now() - options.lookbackMs;
-      const offsets = await admin.fetchTopicOffsetsByTimestamp(TOPICS.observations.name, since);
-      for (const { partition, offset } of offsets)
-        if (partitions.includes(partition) && Number(offset) >= 0)
-          observations.seek({ topic: TOPICS.observations.name, partition, offset });
-    } catch (error) {
-      // Reading from the beginning instead is slower, never wrong.
-      logger.warn({ err: error }, 'cannot seek to the lookback window; reading from the beginning');
-    }
-  }
-  await observations.connect();
-  await observations.subscribe({ topic: TOPICS.observations.name, fromBeginning: true });
-  await observations.run({
-    autoCommit: false,
-    eachMessage: async ({ message }) => {
-      const event = decode(message);
-      if (event === undefined) return;
-      const trialName = String(event.payload.trial_name);
-      if (event.eventType === 'ObservationLogDeleted') return tracker.onDeleted(trialName);
+  // The worker commits nothing: each start reads the lookback window again, shared by trial partition.
+  const observations = await readTopic(bus, {
+    topic: TOPICS.observations.name,
+    group: options.groupId,
+    from: options.lookbackMs > 0 ? { time: clock.now() - options.lookbackMs } : 'beginning',
+    until: 'follow',
+    sessionTimeoutMs: options.sessionTimeoutMs,
+    onEvent: (event) => {
+      if (event.eventType === 'ObservationLogDeleted') return tracker.onDeleted(event.payload.trial_name);
       if (event.eventType !== 'ObservationLogReported') return;
-      const logs = event.payload.metric_logs as { metric_name: string; value: string }[];
+      const { event_id, trial_name, occurred_at, metric_logs } = event.payload;
       enqueue(
         tracker.onReport({
-          eventId: String(event.payload.event_id),
-          trialName,
-          atMs: Number(event.payload.occurred_at),
-          logs: logs.map((log) => ({ metricName: log.metric_name, value: log.value })),
+          eventId: event_id,
+          trialName: trial_name,
+          atMs: occurred_at.getTime(),
+          logs: metric_logs.map((log) => ({ metricName: log.metric_name, value: log.value })),
         }),
       );
     },
   });
 
   return {
-    joined,
+    joined: observations.joined,
     async stop() {
-      await observations.disconnect();
-      await rulesReader.consumer.disconnect();
-      await statusReader.consumer.disconnect();
+      await observations.stop();
+      await rulesReader.stop();
+      await statusReader.stop();
       // A decision still queued is made again at the next start (state is rebuilt from the topics).
       stopping = true;
       await flushing;
@@ -277,20 +176,18 @@ export async function startEarlyStoppingWorker(
   };
 }
 
-function toRulesIssued(payload: Record<string, unknown>): RulesIssued {
-  const rules = payload.rules as { name: string; value: string; comparison: string; start_step: number }[];
-  const trials = payload.trials as { name: string; condition: string }[];
+function toRulesIssued(payload: EarlyStoppingRulesIssuedV1): RulesIssued {
   return {
-    experimentName: String(payload.experiment_name),
-    issuedAtMs: Number(payload.occurred_at),
-    objectiveMetric: String(payload.objective_metric),
-    objectiveType: payload.objective_type as RulesIssued['objectiveType'],
-    rules: rules.map((rule) => ({
-      name: rule.name,
-      value: rule.value,
-      comparison: rule.comparison as RulesIssued['rules'][number]['comparison'],
-      startStep: rule.start_step,
-    })),
-    trials,
+    experimentName: payload.experiment_name,
+    issuedAtMs: payload.occurred_at.getTime(),
+    objectiveMetric: payload.objective_metric,
+    objectiveType: payload.objective_type,
+    // The schema's UNKNOWN (its default) compares nothing: such a rule cannot stop a trial.
+    rules: payload.rules.flatMap((rule) =>
+      rule.comparison === 'UNKNOWN'
+        ? []
+        : [{ name: rule.name, value: rule.value, comparison: rule.comparison, startStep: rule.start_step }],
+    ),
+    trials: payload.trials,
   };
 }

@@ -1,9 +1,5 @@
-import type { Kafka } from 'kafkajs';
 import type { Registry } from 'prom-client';
-import type { EventCatalog } from '../../../shared/avro/catalog.ts';
-import { startWorker, type Worker } from '../../../shared/bus/consumer.ts';
-import type { EventProducer } from '../../../shared/bus/producer.ts';
-import { TOPICS } from '../../../shared/bus/topics.ts';
+import { type Bus, type EventProducer, startWorker, TOPICS, type Worker } from '../../../shared/bus/index.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { toChange } from '../domain/observations.ts';
 import type { ObservationStore } from '../ports.ts';
@@ -14,8 +10,7 @@ import type { ObservationStore } from '../ports.ts';
  * event by its type.
  */
 export function startPersistenceWorker(deps: {
-  kafka: Kafka;
-  catalog: EventCatalog;
+  bus: Bus;
   producer: EventProducer;
   store: ObservationStore;
   groupId: string;
@@ -25,8 +20,7 @@ export function startPersistenceWorker(deps: {
 }): Promise<Worker> {
   const { store } = deps;
   return startWorker({
-    kafka: deps.kafka,
-    catalog: deps.catalog,
+    bus: deps.bus,
     producer: deps.producer,
     logger: deps.logger.child({ component: 'persistence' }),
     groupId: deps.groupId,
@@ -35,7 +29,7 @@ export function startPersistenceWorker(deps: {
     sessionTimeoutMs: deps.sessionTimeoutMs,
     ...(deps.registry ? { registry: deps.registry } : {}),
     handle: async (events) => {
-      await store.apply(events.map((e) => toChange(e.eventType, e.payload)));
+      await store.apply(events.map(toChange));
     },
   });
 }

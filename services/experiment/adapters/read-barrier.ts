@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Admin, Partitioners, type PartitionMetadata } from 'kafkajs';
-import { unavailable } from '../../../shared/errors.ts';
+import { type Bus, partitionOf } from '../../../shared/bus/index.ts';
+import { AppError, unavailable } from '../../../shared/errors.ts';
 
 export interface ReadBarrier {
   /**
@@ -16,58 +16,41 @@ export interface ReadBarrier {
  * number of gateway instances give the same guarantee.
  */
 export function createReadBarrier(options: {
-  admin: Admin;
+  bus: Pick<Bus, 'watermarks' | 'committedOffsets'>;
   topic: string;
   groupId: string;
   timeoutMs: number;
   pollMs?: number;
 }): ReadBarrier {
-  const { admin, topic, groupId, timeoutMs, pollMs = 5 } = options;
-  // The producer's own partitioner, so keys map to the partitions the producer wrote to.
-  const partitioner = Partitioners.DefaultPartitioner();
-  let partitions: PartitionMetadata[] | undefined;
-
-  async function partitionOf(key: string): Promise<number> {
-    if (!partitions) {
-      const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
-      partitions = topics[0]!.partitions;
-    }
-    return partitioner({ topic, partitionMetadata: partitions, message: { key, value: null } });
-  }
-
-  async function committedOffset(partition: number): Promise<number> {
-    const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
-    return Number(offsets?.partitions.find((p) => p.partition === partition)?.offset ?? -1);
-  }
+  const { bus, topic, groupId, timeoutMs, pollMs = 5 } = options;
+  const unreachable = (what: string, error: unknown) =>
+    error instanceof AppError
+      ? error
+      : unavailable(`read barrier: cannot read ${what}: ${(error as Error).message}`, error);
 
   return {
     async waitFor(key) {
       const started = Date.now();
       let partition: number;
-      let target: number;
-      let low: number;
+      let target: bigint;
       try {
-        partition = await partitionOf(key);
-        const watermark = (await admin.fetchTopicOffsets(topic)).find((w) => w.partition === partition);
-        target = Number(watermark?.high ?? 0);
-        low = Number(watermark?.low ?? 0);
+        // Every partition's watermarks, so the key maps over the topic's current partition count
+        // exactly as the producer maps it.
+        const watermarks = await bus.watermarks(topic);
+        partition = partitionOf(key, watermarks.length);
+        const watermark = watermarks.find((w) => w.partition === partition);
+        // Nothing readable on the partition: no write can be missing.
+        if (!watermark || watermark.high <= watermark.low) return;
+        target = watermark.high;
       } catch (error) {
-        throw unavailable(
-          `read barrier: cannot read ${topic} offsets from Kafka: ${(error as Error).message}`,
-          error,
-        );
+        throw unreachable(`${topic} offsets from Kafka`, error);
       }
-      // Nothing readable on the partition: no write can be missing.
-      if (target <= low) return;
-      let committed = -1;
+      let committed = -1n;
       for (;;) {
         try {
-          committed = await committedOffset(partition);
+          committed = (await bus.committedOffsets(groupId, topic)).get(partition) ?? -1n;
         } catch (error) {
-          throw unavailable(
-            `read barrier: cannot read offsets of group ${groupId}: ${(error as Error).message}`,
-            error,
-          );
+          throw unreachable(`offsets of group ${groupId}`, error);
         }
         if (committed >= target) return;
         if (Date.now() - started >= timeoutMs) break;
@@ -75,7 +58,7 @@ export function createReadBarrier(options: {
       }
       throw unavailable(
         `the persistence worker (group ${groupId}) has applied ${topic} partition ${partition} up to offset ` +
-          `${Math.max(committed, 0)} of ${target} and did not catch up within ${timeoutMs} ms; ` +
+          `${committed < 0n ? 0n : committed} of ${target} and did not catch up within ${timeoutMs} ms; ` +
           'refusing to answer from a store that may miss acknowledged writes',
       );
     },

@@ -1,3 +1,8 @@
+import type {
+  ObservationLogDeletedV1,
+  ObservationLogReportedV1,
+  TypedEvent,
+} from '../../../schemas/gen/events.ts';
 import { invalidArgument } from '../../../shared/errors.ts';
 import { normalizeRfc3339 } from '../../../shared/rfc3339.ts';
 import type { MetricLogRow, ObservationChange, ObservationQuery } from '../ports.ts';
@@ -18,30 +23,6 @@ export interface GetObservationLogInput {
   readonly end_time: string;
 }
 
-export interface ObservationLogReportedPayload {
-  readonly event_id: string;
-  readonly occurred_at: number;
-  readonly trial_name: string;
-  readonly metric_logs: ReadonlyArray<{ time_stamp: string; metric_name: string; value: string }>;
-}
-export interface ObservationLogDeletedPayload {
-  readonly event_id: string;
-  readonly occurred_at: number;
-  readonly trial_name: string;
-}
-/** `TrialStatusChanged` as the catalog decodes it: `occurred_at` (timestamp-millis) is a Date. */
-export interface TrialStatusChangedPayload {
-  readonly event_id: string;
-  readonly occurred_at: Date;
-  readonly trial_name: string;
-  readonly experiment_name: string;
-  /** Katib's TrialConditionType name (the Avro enum's symbol). */
-  readonly condition: string;
-  readonly reason: string;
-  readonly message: string;
-  readonly source: string;
-}
-
 // One bad entry among tens of thousands must not produce a megabyte of error text.
 const MAX_LISTED_PROBLEMS = 5;
 
@@ -60,7 +41,7 @@ function fail(problems: string[]): never {
 export function toReportedEvent(
   request: ReportObservationLogInput,
   ids: { eventId: string; now: number },
-): ObservationLogReportedPayload {
+): ObservationLogReportedV1<number> {
   requireTrialName(request.trial_name);
   if (request.observation_log === null) fail(['observation_log: is missing']);
   const entries = request.observation_log.metric_logs;
@@ -87,7 +68,7 @@ export function toReportedEvent(
 export function toDeletedEvent(
   trialName: string,
   ids: { eventId: string; now: number },
-): ObservationLogDeletedPayload {
+): ObservationLogDeletedV1<number> {
   requireTrialName(trialName);
   return { event_id: ids.eventId, occurred_at: ids.now, trial_name: trialName };
 }
@@ -121,29 +102,32 @@ export function toQuery(request: GetObservationLogInput): ObservationQuery {
  * What the persistence worker applies for an event of `experiment.observations` or
  * `experiment.trial-status`, as decoded by the catalog.
  */
-export function toChange(eventType: string, payload: Record<string, unknown>): ObservationChange {
-  const eventId = String(payload.event_id);
-  const trialName = String(payload.trial_name);
-  if (eventType === 'ObservationLogDeleted') return { kind: 'deleted', eventId, trialName };
-  if (eventType === 'ObservationLogReported') {
-    const logs = (payload.metric_logs as ObservationLogReportedPayload['metric_logs']).map(
-      (log): MetricLogRow => ({ time: log.time_stamp, metricName: log.metric_name, value: log.value }),
-    );
-    return { kind: 'reported', eventId, trialName, logs };
+export function toChange(event: TypedEvent): ObservationChange {
+  switch (event.eventType) {
+    case 'ObservationLogDeleted':
+      return { kind: 'deleted', eventId: event.payload.event_id, trialName: event.payload.trial_name };
+    case 'ObservationLogReported': {
+      const { event_id, trial_name, metric_logs } = event.payload;
+      const logs = metric_logs.map(
+        (log): MetricLogRow => ({ time: log.time_stamp, metricName: log.metric_name, value: log.value }),
+      );
+      return { kind: 'reported', eventId: event_id, trialName: trial_name, logs };
+    }
+    case 'TrialStatusChanged': {
+      const { event_id, trial_name, condition, reason, message, occurred_at } = event.payload;
+      return {
+        kind: 'status',
+        eventId: event_id,
+        trialName: trial_name,
+        condition,
+        reason,
+        message,
+        changedAtMs: occurred_at.getTime(),
+      };
+    }
+    default:
+      throw invalidArgument(
+        `the persistence worker applies ObservationLogReported, ObservationLogDeleted and TrialStatusChanged events, not ${event.eventType}`,
+      );
   }
-  if (eventType === 'TrialStatusChanged') {
-    const { condition, reason, message, occurred_at } = payload as unknown as TrialStatusChangedPayload;
-    return {
-      kind: 'status',
-      eventId,
-      trialName,
-      condition,
-      reason,
-      message,
-      changedAtMs: occurred_at.getTime(),
-    };
-  }
-  throw invalidArgument(
-    `the persistence worker applies ObservationLogReported, ObservationLogDeleted and TrialStatusChanged events, not ${eventType}`,
-  );
 }

@@ -1,10 +1,12 @@
 // Katib's EarlyStopping requests, checked and turned into plain values (INVALID_ARGUMENT naming
 import { createHash } from 'node:crypto';
+
 // the field otherwise), and the events that record what the service decided.
 
 import type { GetEarlyStoppingRulesRequest__Output } from '../../../proto/gen/api/v1/beta1/GetEarlyStoppingRulesRequest.ts';
 import type { SetTrialStatusRequest__Output } from '../../../proto/gen/api/v1/beta1/SetTrialStatusRequest.ts';
 import type { ValidateEarlyStoppingSettingsRequest__Output } from '../../../proto/gen/api/v1/beta1/ValidateEarlyStoppingSettingsRequest.ts';
+import type { TrialStatusChangedV1 } from '../../../schemas/gen/events.ts';
 import { invalidArgument } from '../../../shared/errors.ts';
 import {
   MEDIANSTOP,
@@ -114,7 +116,7 @@ export function earlyStoppedPayload(input: {
   readonly message: string;
   readonly source: 'SetTrialStatus' | 'early-stopping-worker';
   readonly now: number;
-}) {
+}): TrialStatusChangedV1<number> {
   return {
     event_id: input.eventId,
     occurred_at: input.now,

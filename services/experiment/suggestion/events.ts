@@ -1,13 +1,14 @@
 // The SuggestionsIssued event (schemas/suggestions-issued.v1.avsc) for one reply.
 
 import type { GetSuggestionsRequest__Output } from '../../../proto/gen/api/v1/beta1/GetSuggestionsRequest.ts';
+import type { SuggestionsIssuedV1 } from '../../../schemas/gen/events.ts';
 import type { SuggestResult } from './suggest.ts';
 
 export function toSuggestionsIssuedEvent(
   request: GetSuggestionsRequest__Output,
   result: SuggestResult,
   meta: { eventId: string; now: number },
-): Record<string, unknown> {
+): SuggestionsIssuedV1<number> {
   return {
     event_id: meta.eventId,
     occurred_at: meta.now,

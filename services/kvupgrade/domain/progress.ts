@@ -1,42 +1,12 @@
+import type { UpgradeProgressV1 } from '../../../schemas/gen/events.ts';
 import type { SnapshotInfo, Trigger, UpgradeState } from './machine.ts';
 import type { Verdict } from './plan.ts';
 
-export const PROGRESS_EVENT_TYPE = 'UpgradeProgress';
+export const PROGRESS_EVENT_TYPE = 'UpgradeProgress' as const;
 export type EventKind = 'transition' | 'check' | 'member_log' | 'note';
 
-/** The UpgradeProgress v1 payload (schemas/upgrade-progress.v1.avsc). */
-export interface UpgradeProgress {
-  readonly event_id: string;
-  readonly occurred_at: number | Date;
-  readonly cluster: string;
-  readonly run_id: string | null;
-  readonly session_id: string;
-  readonly command: string;
-  readonly kind: EventKind;
-  readonly step: string;
-  readonly phase: string;
-  readonly member: string | null;
-  readonly from_version: string | null;
-  readonly to_version: string | null;
-  readonly observed_version: string | null;
-  readonly elapsed_ms: number | null;
-  readonly leader: string | null;
-  readonly order: readonly string[];
-  readonly upgraded: readonly string[];
-  readonly pacing_ms: number | null;
-  readonly snapshot: {
-    readonly path: string;
-    readonly revision: number;
-    readonly hash: number;
-    readonly total_keys: number;
-    readonly total_bytes: number;
-    readonly taken_at: number | Date;
-    readonly member: string;
-  } | null;
-  readonly lost_revisions: number | null;
-  readonly message: string;
-  readonly error: string | null;
-}
+/** The UpgradeProgress payload (schemas/upgrade-progress.v1.avsc): timestamps as read (Date) or written. */
+export type UpgradeProgress = UpgradeProgressV1<number | Date>;
 
 /** Who is writing: the same for every event of one CLI invocation. */
 export interface EventContext {

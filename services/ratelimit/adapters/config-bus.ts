@@ -5,16 +5,12 @@
 
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Kafka } from 'kafkajs';
-import type { Registry } from 'prom-client';
-import type { EventCatalog } from '../../../shared/avro/catalog.ts';
-import { type ConsumedEvent, startWorker, type Worker } from '../../../shared/bus/consumer.ts';
-import type { EventProducer } from '../../../shared/bus/producer.ts';
-import { TOPICS } from '../../../shared/bus/topics.ts';
+import type { RateLimitConfigPublishedV1 } from '../../../schemas/gen/events.ts';
+import { type Bus, type EventProducer, readTopic, TOPICS } from '../../../shared/bus/index.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import type { ConfigFile } from '../config/index.ts';
 
-export const CONFIG_PUBLISHED = 'RateLimitConfigPublished';
+export const CONFIG_PUBLISHED = 'RateLimitConfigPublished' as const;
 
 export interface PublishedConfig {
   readonly version: string;
@@ -34,7 +30,7 @@ export interface ConfigPublisher {
 }
 
 export function createConfigPublisher(options: {
-  producer: EventProducer;
+  producer: Pick<EventProducer, 'publish'>;
   fleet: string;
   topic?: string;
 }): ConfigPublisher {
@@ -60,58 +56,61 @@ export function createConfigPublisher(options: {
   };
 }
 
-/** The payload of a consumed RateLimitConfigPublished, or undefined when it is another fleet's. */
-export function publishedConfigOf(event: ConsumedEvent, fleet: string): PublishedConfig | undefined {
-  if (event.eventType !== CONFIG_PUBLISHED) return undefined;
-  const p = event.payload as {
-    fleet: string;
-    version: string;
-    publisher: string;
-    merge_domain_config: boolean;
-    published_at: Date;
-    files: Array<{ name: string; text: string }>;
-  };
-  if (p.fleet !== fleet) return undefined;
+/** The configuration an event carries, or undefined when it is another fleet's. */
+export function publishedConfigOf(
+  payload: RateLimitConfigPublishedV1,
+  fleet: string,
+): PublishedConfig | undefined {
+  if (payload.fleet !== fleet) return undefined;
   return {
-    version: p.version,
-    files: p.files.map((f) => ({ name: f.name, text: f.text })),
-    mergeDomainConfig: p.merge_domain_config,
-    publisher: p.publisher,
-    publishedAt: p.published_at,
+    version: payload.version,
+    files: payload.files.map((f) => ({ name: f.name, text: f.text })),
+    mergeDomainConfig: payload.merge_domain_config,
+    publisher: payload.publisher,
+    publishedAt: payload.published_at,
   };
 }
 
+export interface ConfigSubscription {
+  stop(): Promise<void>;
+}
+
 /**
- * Follows the topic and calls `apply` with the latest configuration of the fleet in each batch
- * (older ones in the same batch are superseded). `apply` must not throw for a configuration that
- * does not load: that is counted and logged by the caller, not a poison message.
+ * Follows the topic from its beginning and calls `apply` with the latest configuration of the
+ * fleet: configurations read together (a start's backlog, a burst) are superseded by the last one,
+ * so only that one is loaded. `apply` must not throw for a configuration that does not load: that
+ * is counted and logged by the caller.
  */
 export async function subscribeToConfigs(options: {
-  kafka: Kafka;
-  catalog: EventCatalog;
-  producer: EventProducer;
+  bus: Bus;
   fleet: string;
-  logger: Logger;
-  registry?: Registry;
   topic?: string;
   apply: (config: PublishedConfig) => void;
-}): Promise<Worker> {
-  return startWorker({
-    kafka: options.kafka,
-    catalog: options.catalog,
-    producer: options.producer,
-    logger: options.logger,
-    registry: options.registry,
-    groupId: `ratelimit-config-${options.fleet}-${hostname()}-${randomUUID()}`,
-    topics: [options.topic ?? TOPICS.ratelimitConfig.name],
-    fromBeginning: true,
-    maxWaitTimeInMs: 500,
-    handle: async (events) => {
-      let latest: PublishedConfig | undefined;
-      for (const event of events) latest = publishedConfigOf(event, options.fleet) ?? latest;
-      if (latest !== undefined) options.apply(latest);
+}): Promise<ConfigSubscription> {
+  let latest: PublishedConfig | undefined;
+  let scheduled = false;
+  // After the events in hand (setImmediate runs once the current fetch has been handed over).
+  const applyLatest = () => {
+    scheduled = false;
+    const config = latest;
+    latest = undefined;
+    if (config !== undefined) options.apply(config);
+  };
+  const reader = await readTopic(options.bus, {
+    topic: options.topic ?? TOPICS.ratelimitConfig.name,
+    from: 'beginning',
+    until: 'follow',
+    maxWaitMs: 500,
+    onEvent: (event) => {
+      if (event.eventType !== CONFIG_PUBLISHED) return;
+      latest = publishedConfigOf(event.payload, options.fleet) ?? latest;
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(applyLatest);
+      }
     },
   });
+  return { stop: () => reader.stop() };
 }
 
 export interface LatestConfigPublisher {

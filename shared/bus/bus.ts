@@ -1,0 +1,108 @@
+// One connection to Kafka for a process: topics, offsets and the client that readers, workers and
+// producers of this folder run on.
+import { type EventCatalog, loadCatalog } from '../avro/catalog.ts';
+import { notFound, unavailable } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import { type KafkaClient, type KafkaClientName, openKafkaClient, type Watermarks } from './client/index.ts';
+import { ensureTopics, type TopicDeclaration } from './topics.ts';
+
+export interface Bus {
+  readonly client: KafkaClient;
+  readonly catalog: EventCatalog;
+  readonly logger: Logger;
+  readonly clientId: string;
+  /** Creates the declared topics that are missing (see topics.ts). */
+  ensureTopics(declarations: readonly TopicDeclaration[]): Promise<void>;
+  topicExists(topic: string): Promise<boolean>;
+  /** Low and high watermarks of every partition; NOT_FOUND for a missing topic, UNAVAILABLE when Kafka does not answer. */
+  watermarks(topic: string): Promise<Watermarks[]>;
+  /** Per partition, the first offset at or after `ms` (the high watermark when there is none). */
+  offsetsAtTime(topic: string, ms: number): Promise<Map<number, bigint>>;
+  /** The offsets `groupId` committed on `topic`; partitions it never committed are absent. */
+  committedOffsets(groupId: string, topic: string): Promise<Map<number, bigint>>;
+  /**
+   * Commits the topics' current ends for a group with no live member, so it consumes only what
+   * comes next (a new group otherwise starts at the beginning).
+   */
+  commitTopicEnds(groupId: string, topics: readonly string[]): Promise<void>;
+  /** Kafka answers (health checks). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface BusOptions {
+  readonly brokers: readonly string[];
+  readonly clientId: string;
+  readonly logger: Logger;
+  /** The Kafka library (KAFKA_CLIENT). Default kafkajs. */
+  readonly client?: KafkaClientName;
+  /** Default: the product's schemas. */
+  readonly catalog?: EventCatalog;
+}
+
+const cannot = (what: string, error: unknown) =>
+  unavailable(`kafka: cannot ${what}: ${(error as Error).message}`, error);
+
+export function createBus(options: BusOptions): Bus {
+  const logger = options.logger;
+  const client = openKafkaClient(options.client ?? 'kafkajs', {
+    brokers: options.brokers,
+    clientId: options.clientId,
+    logger,
+  });
+
+  const topicExists = async (topic: string): Promise<boolean> => {
+    try {
+      return (await client.listTopics()).includes(topic);
+    } catch (error) {
+      throw cannot('list topics', error);
+    }
+  };
+
+  const watermarks = async (topic: string): Promise<Watermarks[]> => {
+    try {
+      return await client.watermarks(topic);
+    } catch (error) {
+      if (!(await topicExists(topic))) throw notFound(`topic ${topic} does not exist`);
+      throw cannot(`read the offsets of ${topic}`, error);
+    }
+  };
+
+  return {
+    client,
+    catalog: options.catalog ?? loadCatalog(),
+    logger,
+    clientId: options.clientId,
+    ensureTopics: (declarations) => ensureTopics(client, declarations, logger),
+    topicExists,
+    watermarks,
+    async offsetsAtTime(topic, ms) {
+      try {
+        return await client.offsetsAtTime(topic, ms);
+      } catch (error) {
+        throw cannot(`find the offsets of ${topic} at ${new Date(ms).toISOString()}`, error);
+      }
+    },
+    async committedOffsets(groupId, topic) {
+      try {
+        return await client.committedOffsets(groupId, topic);
+      } catch (error) {
+        throw cannot(`read the offsets group ${groupId} committed on ${topic}`, error);
+      }
+    },
+    async commitTopicEnds(groupId, topics) {
+      for (const topic of topics) {
+        const ends = await watermarks(topic);
+        await client.setCommittedOffsets(groupId, topic, new Map(ends.map((w) => [w.partition, w.high])));
+      }
+    },
+    async ping() {
+      try {
+        await client.ping();
+      } catch (error) {
+        throw cannot('reach the cluster', error);
+      }
+    },
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,329 @@
+// The bus's Kafka client on kafkajs 2.2.4.
+import {
+  type Admin,
+  CompressionTypes,
+  type Consumer,
+  type IHeaders,
+  Kafka,
+  type logCreator,
+  logLevel,
+  type Message,
+  Partitioners,
+  type Producer,
+} from 'kafkajs';
+import type { Logger } from '../../logger.ts';
+import type {
+  ClientOptions,
+  ClientProducer,
+  ConsumeOptions,
+  GroupConsumer,
+  KafkaClient,
+  OutgoingRecord,
+  RawRecord,
+} from './types.ts';
+
+const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
+  [logLevel.ERROR]: 'error',
+  [logLevel.WARN]: 'warn',
+  [logLevel.INFO]: 'info',
+  [logLevel.DEBUG]: 'debug',
+};
+
+function pinoLogCreator(logger: Logger): logCreator {
+  return () =>
+    ({ level, log }) => {
+      const { message, ...extra } = log;
+      // kafkajs logs every error answer of the broker at ERROR, also the retriable ones it then
+      // retries (a fresh broker's "group coordinator is not available"); a real failure reaches
+      // the caller as an exception, so these are only debug detail.
+      const retriedAnswer = level === logLevel.ERROR && message.startsWith('Response ');
+      logger[retriedAnswer ? 'debug' : (LEVELS[level] ?? 'info')]({ kafka: extra }, message);
+    };
+}
+
+/** Header values as text; kafkajs gives Buffers, possibly arrays. */
+function headerText(headers: IHeaders | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first !== undefined) out[name] = Buffer.isBuffer(first) ? first.toString('utf8') : String(first);
+  }
+  return out;
+}
+
+const toMessage = (record: OutgoingRecord): Message => ({
+  partition: record.partition,
+  key: record.key,
+  value: record.value,
+  headers: { ...record.headers },
+});
+
+function byTopic(records: readonly OutgoingRecord[]): { topic: string; messages: Message[] }[] {
+  const topics = new Map<string, Message[]>();
+  for (const record of records) {
+    const messages = topics.get(record.topic);
+    if (messages) messages.push(toMessage(record));
+    else topics.set(record.topic, [toMessage(record)]);
+  }
+  return [...topics].map(([topic, messages]) => ({ topic, messages }));
+}
+
+/** kafkajs session and heartbeat settings for a session timeout (heartbeats at most a third of it). */
+const groupTimeouts = (sessionTimeoutMs: number) => ({
+  sessionTimeout: sessionTimeoutMs,
+  heartbeatInterval: Math.min(3_000, Math.floor(sessionTimeoutMs / 3)),
+});
+
+let timeoutWarningsQuiet = false;
+
+/**
+ * kafkajs 2.2.4 sets negative timeouts (Node clamps them to 1 ms) and Node 24 warns on each one:
+ * the process prints every other warning as before, this one not at all.
+ */
+function quietNegativeTimeoutWarnings(): void {
+  if (timeoutWarningsQuiet) return;
+  timeoutWarningsQuiet = true;
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    if (warning.name !== 'TimeoutNegativeWarning')
+      process.stderr.write(`${warning.name}: ${warning.message}\n`);
+  });
+}
+
+export function createKafkajsClient(options: ClientOptions): KafkaClient {
+  quietNegativeTimeoutWarnings();
+  const kafka = new Kafka({
+    clientId: options.clientId,
+    brokers: [...options.brokers],
+    // kafkajs logs a rebalance as an ERROR; WARN keeps real trouble visible without the noise.
+    logLevel: logLevel.WARN,
+    logCreator: pinoLogCreator(options.logger.child({ component: 'kafka' })),
+    retry: { initialRetryTime: 200, retries: 8 },
+  });
+
+  // One admin connection for every metadata and offset question, opened on first use.
+  let admin: Promise<Admin> | undefined;
+  const adminClient = (): Promise<Admin> => {
+    admin ??= (async () => {
+      const created = kafka.admin();
+      try {
+        await created.connect();
+      } catch (error) {
+        admin = undefined;
+        throw error;
+      }
+      return created;
+    })();
+    return admin;
+  };
+  const closing: Array<() => Promise<void>> = [];
+
+  return {
+    name: 'kafkajs',
+    listTopics: async () => (await adminClient()).listTopics(),
+    async createTopics(declarations) {
+      await (await adminClient()).createTopics({
+        waitForLeaders: true,
+        topics: declarations.map((d) => ({
+          topic: d.name,
+          numPartitions: d.partitions,
+          replicationFactor: -1,
+          configEntries: [
+            { name: 'cleanup.policy', value: d.cleanupPolicy },
+            { name: 'retention.ms', value: String(d.retentionMs) },
+            { name: 'max.message.bytes', value: String(d.maxMessageBytes) },
+          ],
+        })),
+      });
+    },
+    async deleteTopics(names) {
+      await (await adminClient()).deleteTopics({ topics: [...names] });
+    },
+    async addPartitions(topic, count) {
+      await (await adminClient()).createPartitions({ topicPartitions: [{ topic, count }] });
+    },
+    async partitionCounts(names) {
+      const { topics } = await (await adminClient()).fetchTopicMetadata({ topics: [...names] });
+      return new Map(topics.map((t) => [t.name, t.partitions.length]));
+    },
+    async watermarks(topic) {
+      const offsets = await (await adminClient()).fetchTopicOffsets(topic);
+      return offsets.map((o) => ({ partition: o.partition, low: BigInt(o.low), high: BigInt(o.high) }));
+    },
+    async offsetsAtTime(topic, ms) {
+      // kafkajs answers the high watermark for a partition with nothing at or after `ms`.
+      const offsets = await (await adminClient()).fetchTopicOffsetsByTimestamp(topic, ms);
+      return new Map(offsets.map((o) => [o.partition, BigInt(o.offset)]));
+    },
+    async committedOffsets(groupId, topic) {
+      const [offsets] = await (await adminClient()).fetchOffsets({ groupId, topics: [topic] });
+      return new Map(
+        (offsets?.partitions ?? [])
+          .filter((p) => BigInt(p.offset) >= 0n)
+          .map((p) => [p.partition, BigInt(p.offset)]),
+      );
+    },
+    async setCommittedOffsets(groupId, topic, offsets) {
+      await (await adminClient()).setOffsets({
+        groupId,
+        topic,
+        partitions: [...offsets].map(([partition, offset]) => ({ partition, offset: offset.toString() })),
+      });
+    },
+    async deleteGroups(groupIds) {
+      await (await adminClient()).deleteGroups([...groupIds]);
+    },
+    async ping() {
+      await (await adminClient()).describeCluster();
+    },
+    async createProducer(): Promise<ClientProducer> {
+      const producer: Producer = kafka.producer({
+        idempotent: true,
+        maxInFlightRequests: 1,
+        allowAutoTopicCreation: false,
+        createPartitioner: Partitioners.DefaultPartitioner,
+      });
+      await producer.connect();
+      return {
+        async send(records) {
+          await producer.sendBatch({
+            acks: -1,
+            compression: CompressionTypes.None,
+            topicMessages: byTopic(records),
+          });
+        },
+        close: () => producer.disconnect(),
+      };
+    },
+    async sendInTransaction(records) {
+      const producer = kafka.producer({
+        transactionalId: `${options.clientId}-tx-${process.pid}-${Date.now()}`,
+        idempotent: true,
+        maxInFlightRequests: 1,
+        allowAutoTopicCreation: false,
+        createPartitioner: Partitioners.DefaultPartitioner,
+      });
+      await producer.connect();
+      try {
+        const transaction = await producer.transaction();
+        try {
+          for (const { topic, messages } of byTopic(records)) await transaction.send({ topic, messages });
+          await transaction.commit();
+        } catch (error) {
+          await transaction.abort();
+          throw error;
+        }
+      } finally {
+        await producer.disconnect();
+      }
+    },
+    consume: (consumeOptions) => startConsumer(kafka, consumeOptions, closing),
+    async close() {
+      for (const stop of closing.splice(0)) await stop().catch(() => undefined);
+      const connected = admin;
+      admin = undefined;
+      if (connected) await (await connected.catch(() => undefined))?.disconnect();
+    },
+  };
+}
+
+async function startConsumer(
+  kafka: Kafka,
+  options: ConsumeOptions,
+  closing: Array<() => Promise<void>>,
+): Promise<GroupConsumer> {
+  const consumer: Consumer = kafka.consumer({
+    groupId: options.groupId,
+    allowAutoTopicCreation: false,
+    maxWaitTimeInMs: options.maxWaitMs,
+    // New partitions of a topic are seen at the next metadata refresh, which then rebalances.
+    metadataMaxAge: options.metadataMaxAgeMs ?? 30_000,
+    ...groupTimeouts(options.sessionTimeoutMs),
+    retry: { retries: 5, restartOnFailure: async () => true },
+  });
+
+  let markJoined: () => void = () => {};
+  const joined = new Promise<void>((resolve) => {
+    markJoined = resolve;
+  });
+  let markFailed: (error: unknown) => void = () => {};
+  const failed = new Promise<never>((_, reject) => {
+    markFailed = reject;
+  });
+  failed.catch(() => undefined);
+
+  // A seek applies at the next fetch: records of a fetch made before it are dropped here.
+  const floors = new Map<string, bigint>();
+  const key = (topic: string, partition: number) => `${topic}:${partition}`;
+
+  consumer.on(consumer.events.GROUP_JOIN, (event) => {
+    const assignment = new Map<string, number[]>(Object.entries(event.payload.memberAssignment));
+    for (const [topic, partitions] of assignment) {
+      for (const partition of partitions) {
+        const start = options.startAt(topic, partition);
+        if (start === undefined) continue;
+        floors.set(key(topic, partition), start);
+        consumer.seek({ topic, partition, offset: start.toString() });
+      }
+    }
+    options.onAssigned?.(assignment);
+    markJoined();
+  });
+  consumer.on(consumer.events.CRASH, (event) => {
+    if (!event.payload.restart) markFailed(event.payload.error);
+  });
+  // A fetch of only control records (transaction markers) reaches no batch handler.
+  consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+    if (payload.batchSize === 0)
+      options.onPosition?.(payload.topic, payload.partition, BigInt(payload.lastOffset) + 1n);
+  });
+
+  await consumer.connect();
+  for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({
+    autoCommit: false,
+    // The fetch position moves past a batch once its handler returned; commits are the caller's.
+    eachBatchAutoResolve: true,
+    eachBatch: async ({ batch, heartbeat, isRunning, isStale }) => {
+      const { topic, partition } = batch;
+      const floor = floors.get(key(topic, partition));
+      const records: RawRecord[] = [];
+      for (const message of batch.messages) {
+        const offset = BigInt(message.offset);
+        if (floor !== undefined && offset < floor) continue;
+        records.push({
+          offset,
+          timestamp: Number(message.timestamp),
+          key: message.key,
+          value: message.value,
+          headers: headerText(message.headers),
+        });
+      }
+      if (records.length > 0) {
+        floors.delete(key(topic, partition));
+        await options.onBatch(
+          { topic, partition, records },
+          {
+            heartbeat,
+            isActive: () => isRunning() && !isStale(),
+            commit: (next) => consumer.commitOffsets([{ topic, partition, offset: next.toString() }]),
+          },
+        );
+      }
+      if (isRunning() && !isStale()) options.onPosition?.(topic, partition, BigInt(batch.lastOffset()) + 1n);
+    },
+  });
+
+  const stop = () => consumer.disconnect();
+  closing.push(stop);
+  return {
+    joined,
+    failed,
+    pause: (topic, partition) => consumer.pause([{ topic, partitions: [partition] }]),
+    async stop() {
+      const at = closing.indexOf(stop);
+      if (at >= 0) closing.splice(at, 1);
+      await stop();
+    },
+  };
+}

@@ -1,0 +1,219 @@
+// The one way to read a topic: from its beginning, its end, a time or a group's commits, up to the
+// end it had when reading began or following it. Decoded events go to `onEvent` in partition order.
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { invalidArgument, unavailable } from '../errors.ts';
+import type { Bus } from './bus.ts';
+import type { BatchContext, FetchedBatch, Watermarks } from './client/types.ts';
+import { type ConsumedEvent, decodeRecord, type EventPayloads, type PlacedRecord } from './events.ts';
+
+export type ReadFrom = 'beginning' | 'end' | { readonly time: number } | 'committed';
+
+export interface ReadTopicOptions<E = EventPayloads> {
+  readonly topic: string;
+  /** 'committed' needs a `group`: its commits, or the beginning where it has none. */
+  readonly from: ReadFrom;
+  /** 'end': stop at each partition's end as it was when reading began. 'follow': read until stopped. */
+  readonly until: 'end' | 'follow';
+  /** Leave out records with a timestamp after this (ms); with until 'end' a partition ends at the first one. */
+  readonly untilTime?: number;
+  /** Only records with this key. */
+  readonly key?: string;
+  /**
+   * Share the partitions with the other readers of this consumer group (until 'follow' only). It
+   * commits nothing. Without it, a private group reads every partition and is deleted at the end.
+   */
+  readonly group?: string;
+  readonly onEvent: (event: ConsumedEvent<E>) => void | Promise<void>;
+  /** A record that does not decode (a tombstone, another schema, corrupt data). Default: logged and skipped. */
+  readonly onUndecodable?: (record: PlacedRecord, reason: string) => void | Promise<void>;
+  readonly sessionTimeoutMs?: number;
+  /** How long a fetch waits for new records; also bounds how long a stop waits. Default 200. */
+  readonly maxWaitMs?: number;
+  /** How soon partitions added to the topic are read (metadata refresh). Default 30000. */
+  readonly metadataMaxAgeMs?: number;
+}
+
+export interface TopicReader {
+  /** Resolves when every partition reached its end (until 'end') or the reader was stopped; rejects on failure. */
+  readonly done: Promise<void>;
+  /** Resolves once the reader has its partitions (at once when there was nothing to read). */
+  readonly joined: Promise<void>;
+  /**
+   * Resolves once every record on the reader's partitions when called went through `onEvent`.
+   * Rejects with UNAVAILABLE, naming the topic, after `timeoutMs`.
+   */
+  caughtUp(timeoutMs: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts reading; rejects with NOT_FOUND when the topic does not exist. */
+export async function readTopic<E = EventPayloads>(
+  bus: Bus,
+  options: ReadTopicOptions<E>,
+): Promise<TopicReader> {
+  const { topic, from, until, group } = options;
+  if (group !== undefined && until !== 'follow')
+    throw invalidArgument('readTopic: a shared group reads only with until "follow"');
+  if (from === 'committed' && group === undefined)
+    throw invalidArgument('readTopic: from "committed" needs a group');
+  const logger = bus.logger.child({ component: 'read-topic', topic });
+
+  const watermarks = await bus.watermarks(topic);
+  const starts = await startOffsets(bus, topic, from, watermarks);
+  // Where each partition has been read to: the next offset to hand over.
+  const positions = new Map<number, bigint>(starts);
+  const ends = new Map<number, bigint>();
+  if (until === 'end') {
+    for (const w of watermarks)
+      if ((starts.get(w.partition) ?? w.low) < w.high) ends.set(w.partition, w.high);
+  }
+
+  let finish: (error?: unknown) => void = () => {};
+  const done = new Promise<void>((resolve, reject) => {
+    finish = (error) => (error === undefined ? resolve() : reject(error));
+  });
+  done.catch(() => undefined);
+  const assigned = new Set<number>();
+  const waiters = new Set<() => void>();
+  const moved = (partition: number, next: bigint) => {
+    positions.set(partition, next);
+    for (const wake of waiters) wake();
+  };
+
+  if (until === 'end' && ends.size === 0) {
+    finish();
+    return {
+      done,
+      joined: Promise.resolve(),
+      caughtUp: async () => {},
+      stop: async () => {},
+    };
+  }
+
+  const groupId = group ?? `${bus.clientId}-read-${randomBytes(6).toString('hex')}`;
+  let stopped = false;
+  const partitionDone = (partition: number) => {
+    if (!ends.delete(partition)) return;
+    void consuming.then((c) => c.pause(topic, partition));
+    if (ends.size === 0) void stop();
+  };
+
+  const handle = async (record: PlacedRecord): Promise<void> => {
+    if (options.key !== undefined && record.key?.toString('utf8') !== options.key) return;
+    let event: ConsumedEvent<E>;
+    try {
+      event = decodeRecord<E>(bus.catalog, record);
+    } catch (error) {
+      const reason = (error as Error).message;
+      if (options.onUndecodable) return options.onUndecodable(record, reason);
+      logger.warn(
+        { partition: record.partition, offset: record.offset.toString(), reason },
+        'skipping a record that does not decode',
+      );
+      return;
+    }
+    await options.onEvent(event);
+  };
+
+  const onBatch = async ({ partition, records }: FetchedBatch, context: BatchContext): Promise<void> => {
+    try {
+      for (const raw of records) {
+        if (!context.isActive() || stopped) return;
+        const end = ends.get(partition);
+        if (until === 'end' && (end === undefined || raw.offset >= end)) return partitionDone(partition);
+        if (options.untilTime !== undefined && raw.timestamp > options.untilTime) {
+          if (until === 'end') return partitionDone(partition);
+        } else {
+          await handle({ ...raw, topic, partition });
+        }
+        moved(partition, raw.offset + 1n);
+        if (until === 'end' && raw.offset + 1n >= end!) return partitionDone(partition);
+      }
+      await context.heartbeat();
+    } catch (error) {
+      finish(error);
+      void stop();
+    }
+  };
+
+  let joinedOnce = false;
+  const consuming = bus.client.consume({
+    groupId,
+    topics: [topic],
+    sessionTimeoutMs: options.sessionTimeoutMs ?? 10_000,
+    maxWaitMs: options.maxWaitMs ?? 200,
+    ...(options.metadataMaxAgeMs === undefined ? {} : { metadataMaxAgeMs: options.metadataMaxAgeMs }),
+    // A partition given back after a rebalance goes on where this reader was; a partition added
+    // after the read began starts at its beginning (everything on it is newer).
+    startAt: (_, partition) =>
+      positions.get(partition) ?? starts.get(partition) ?? (from === 'committed' ? undefined : 0n),
+    onBatch,
+    onPosition: (_, partition, next) => {
+      if (next > (positions.get(partition) ?? -1n)) moved(partition, next);
+      const end = ends.get(partition);
+      if (end !== undefined && next >= end) partitionDone(partition);
+    },
+    onAssigned: (assignment) => {
+      assigned.clear();
+      for (const p of assignment.get(topic) ?? []) assigned.add(p);
+      // Partitions with nothing left to read this time never see a batch.
+      if (until === 'end')
+        for (const p of assigned) if (!ends.has(p)) void consuming.then((c) => c.pause(topic, p));
+      joinedOnce = true;
+      for (const wake of waiters) wake();
+    },
+  });
+  const consumer = await consuming;
+  consumer.failed.catch((error: unknown) => finish(error));
+
+  let stopping: Promise<void> | undefined;
+  function stop(): Promise<void> {
+    stopped = true;
+    stopping ??= (async () => {
+      await (await consuming).stop();
+      if (group === undefined) await bus.client.deleteGroups([groupId]).catch(() => undefined);
+      finish();
+    })();
+    return stopping;
+  }
+
+  async function caughtUp(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const targets = await bus.watermarks(topic);
+    const reached = () =>
+      joinedOnce &&
+      targets.every(
+        (w) =>
+          !assigned.has(w.partition) || w.high <= w.low || (positions.get(w.partition) ?? w.low) >= w.high,
+      );
+    while (!reached()) {
+      const left = deadline - Date.now();
+      if (left <= 0 || stopped) {
+        throw unavailable(`${topic} was not read to its end within ${timeoutMs} ms`);
+      }
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          waiters.delete(wake);
+          resolve();
+        };
+        waiters.add(wake);
+        void sleep(Math.min(left, 100)).then(wake);
+      });
+    }
+  }
+
+  return { done, joined: consumer.joined, caughtUp, stop };
+}
+
+async function startOffsets(
+  bus: Bus,
+  topic: string,
+  from: ReadFrom,
+  watermarks: readonly Watermarks[],
+): Promise<Map<number, bigint>> {
+  if (from === 'committed') return new Map();
+  if (from === 'beginning') return new Map(watermarks.map((w) => [w.partition, w.low]));
+  if (from === 'end') return new Map(watermarks.map((w) => [w.partition, w.high]));
+  return bus.offsetsAtTime(topic, from.time);
+}
