@@ -3,28 +3,30 @@
 // already in the file are skipped, which is what makes redelivery harmless.
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadCatalog } from '../../shared/avro/catalog.ts';
-import { startWorker } from '../../shared/bus/consumer.ts';
-import { createKafka } from '../../shared/bus/kafka.ts';
-import { createEventProducer } from '../../shared/bus/producer.ts';
+import { createBus, createEventProducer, startWorker } from '../../shared/bus/index.ts';
 import { createLifecycle } from '../../shared/lifecycle.ts';
 import { createLogger } from '../../shared/logger.ts';
+import { testKafkaClient } from './kafka.ts';
 
 const { KAFKA_BROKERS = '', TOPIC = '', GROUP = '', OUT_FILE = '', DELAY_MS = '0' } = process.env;
 const logger = createLogger({ name: 'bus-worker-process', level: 'warn' });
-const kafka = createKafka({ brokers: KAFKA_BROKERS.split(','), clientId: 'bus-worker-process', logger });
-const catalog = loadCatalog();
+const bus = createBus({
+  brokers: KAFKA_BROKERS.split(','),
+  clientId: 'bus-worker-process',
+  client: testKafkaClient,
+  logger,
+});
 const lifecycle = createLifecycle({ logger, deadlineMs: 20_000 });
 
 const seen = new Set(existsSync(OUT_FILE) ? readFileSync(OUT_FILE, 'utf8').split('\n').filter(Boolean) : []);
 const out = openSync(OUT_FILE, 'a');
+lifecycle.onStop('kafka', () => bus.close());
 lifecycle.onStop('out file', () => closeSync(out));
 
-const producer = await createEventProducer({ kafka, catalog });
+const producer = await createEventProducer(bus);
 lifecycle.onStop('producer', () => producer.disconnect());
 const worker = await startWorker({
-  kafka,
-  catalog,
+  bus,
   producer,
   logger,
   groupId: GROUP,
@@ -32,7 +34,7 @@ const worker = await startWorker({
   maxBatchEvents: 50,
   handle: async (events) => {
     for (const event of events) {
-      const id = String(event.payload.event_id);
+      const id = 'event_id' in event.payload ? event.payload.event_id : '';
       if (seen.has(id)) continue;
       writeSync(out, `${id}\n`);
       fsyncSync(out);

@@ -2,12 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { readProgressEvents } from '../../services/kvupgrade/adapters/progress-topic.ts';
 import type { UpgradeProgress } from '../../services/kvupgrade/domain/progress.ts';
-import { loadCatalog } from '../../shared/avro/catalog.ts';
-import { createKafka } from '../../shared/bus/kafka.ts';
-import { TOPICS } from '../../shared/bus/topics.ts';
-import { silentLogger } from '../../shared/logger.ts';
+import { TOPICS } from '../../shared/bus/index.ts';
 import type { InfraEnv } from '../integration/global-setup.ts';
-import { createTopics } from './kafka.ts';
+import { openTestBus } from './kafka.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -29,7 +26,6 @@ export function spawnKvupgrade(
       ...process.env,
       KAFKA_BROKERS: infra.KAFKA_BROKERS,
       LOG_LEVEL: 'error',
-      NODE_OPTIONS: '--disable-warning=TimeoutNegativeWarning',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -60,7 +56,6 @@ export function runReplay(infra: InfraEnv, key: string): Promise<CliResult> {
       env: {
         ...process.env,
         KAFKA_BROKERS: infra.KAFKA_BROKERS,
-        NODE_OPTIONS: '--disable-warning=TimeoutNegativeWarning',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -80,19 +75,13 @@ export function runReplay(infra: InfraEnv, key: string): Promise<CliResult> {
 
 /** Every UpgradeProgress event of a cluster, in order, straight from the topic. */
 export async function progressEvents(infra: InfraEnv, cluster: string): Promise<UpgradeProgress[]> {
-  const kafka = createKafka({
-    brokers: infra.KAFKA_BROKERS.split(','),
-    clientId: 'kvupgrade-test',
-    logger: silentLogger,
-  });
-  await createTopics(kafka, TOPICS.upgradeProgress);
-  return readProgressEvents({
-    kafka,
-    catalog: loadCatalog(),
-    topic: TOPICS.upgradeProgress.name,
-    key: cluster,
-    logger: silentLogger,
-  });
+  const bus = openTestBus(infra.KAFKA_BROKERS);
+  try {
+    await bus.ensureTopics([TOPICS.upgradeProgress]);
+    return await readProgressEvents(bus, TOPICS.upgradeProgress.name, cluster);
+  } finally {
+    await bus.close();
+  }
 }
 
 /** The transitions of the events, as `step[member]` strings: the story in short. */

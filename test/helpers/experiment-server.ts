@@ -4,7 +4,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { type ChannelOptions, credentials, type ServiceError } from '@grpc/grpc-js';
-import { Partitioners } from 'kafkajs';
 import type { DBManagerClient } from '../../proto/gen/api/v1/beta1/DBManager.ts';
 import type { DeleteObservationLogReply__Output } from '../../proto/gen/api/v1/beta1/DeleteObservationLogReply.ts';
 import type { DeleteObservationLogRequest } from '../../proto/gen/api/v1/beta1/DeleteObservationLogRequest.ts';
@@ -14,11 +13,9 @@ import type { ReportObservationLogReply__Output } from '../../proto/gen/api/v1/b
 import type { ReportObservationLogRequest } from '../../proto/gen/api/v1/beta1/ReportObservationLogRequest.ts';
 import type { HealthClient } from '../../proto/gen/grpc/health/v1/Health.ts';
 import type { HealthCheckResponse__Output } from '../../proto/gen/grpc/health/v1/HealthCheckResponse.ts';
-import { createKafka } from '../../shared/bus/kafka.ts';
-import { ensureTopics, TOPICS } from '../../shared/bus/topics.ts';
+import { partitionOf, TOPICS } from '../../shared/bus/index.ts';
 import { HEALTH_PROTO, loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
-import { silentLogger } from '../../shared/logger.ts';
-import { commitTopicEnds } from './kafka.ts';
+import { openTestBus } from './kafka.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const MAX_OUTPUT_CHARS = 64 * 1024;
@@ -66,7 +63,6 @@ export async function startExperimentServer(
   while (metricsPort === port) metricsPort = await freePort();
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
-    NODE_OPTIONS: '--disable-warning=TimeoutNegativeWarning',
     LOG_LEVEL: 'warn',
     // Each server's early-stopping worker reads only the recent past, in a group of its own.
     EARLY_STOPPING_GROUP: `test-early-stopping-${port}-${Date.now()}`,
@@ -189,28 +185,16 @@ export function createDbManagerClient(address: string, options: { deadlineMs?: n
  * yet: tells whether a crash test really killed the worker before it applied the last report.
  */
 export async function uncommittedEvents(brokers: string, groupId: string, key: string): Promise<number> {
-  const kafka = createKafka({
-    brokers: brokers.split(','),
-    clientId: 'test-experiment',
-    logger: silentLogger,
-  });
-  const admin = kafka.admin();
-  await admin.connect();
+  const bus = openTestBus(brokers);
   try {
     const topic = TOPICS.observations.name;
-    const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
-    const partitionMetadata = topics[0]!.partitions;
-    const partition = Partitioners.DefaultPartitioner()({
-      topic,
-      partitionMetadata,
-      message: { key, value: null },
-    });
-    const high = (await admin.fetchTopicOffsets(topic)).find((p) => p.partition === partition)?.high ?? '0';
-    const [offsets] = await admin.fetchOffsets({ groupId, topics: [topic] });
-    const committed = offsets?.partitions.find((p) => p.partition === partition)?.offset ?? '-1';
-    return Number(high) - Math.max(Number(committed), 0);
+    const watermarks = await bus.watermarks(topic);
+    const partition = partitionOf(key, watermarks.length);
+    const high = watermarks.find((w) => w.partition === partition)?.high ?? 0n;
+    const committed = (await bus.committedOffsets(groupId, topic)).get(partition) ?? 0n;
+    return Number(high - committed);
   } finally {
-    await admin.disconnect();
+    await bus.close();
   }
 }
 
@@ -223,22 +207,14 @@ const groupsStarted = new Set<string>();
 async function startNewGroupAtEnd(brokers: string, groupId: string): Promise<void> {
   if (groupsStarted.has(groupId)) return;
   groupsStarted.add(groupId);
-  const kafka = createKafka({
-    brokers: brokers.split(','),
-    clientId: 'test-experiment',
-    logger: silentLogger,
-  });
-  const admin = kafka.admin();
-  await admin.connect();
+  const bus = openTestBus(brokers);
   try {
-    await ensureTopics(admin, [TOPICS.observations, TOPICS.trialStatus], silentLogger);
+    await bus.ensureTopics([TOPICS.observations, TOPICS.trialStatus]);
     const fresh: string[] = [];
-    for (const topic of [TOPICS.observations.name, TOPICS.trialStatus.name]) {
-      const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
-      if (!committed?.partitions.some((p) => Number(p.offset) >= 0)) fresh.push(topic);
-    }
-    await commitTopicEnds(admin, groupId, fresh);
+    for (const topic of [TOPICS.observations.name, TOPICS.trialStatus.name])
+      if ((await bus.committedOffsets(groupId, topic)).size === 0) fresh.push(topic);
+    await bus.commitTopicEnds(groupId, fresh);
   } finally {
-    await admin.disconnect();
+    await bus.close();
   }
 }

@@ -1,10 +1,26 @@
 import { randomBytes } from 'node:crypto';
-import type { Admin, Kafka } from 'kafkajs';
-import { ensureTopics, type TopicDeclaration } from '../../shared/bus/topics.ts';
+import { type Bus, createBus, type TopicDeclaration } from '../../shared/bus/index.ts';
+import { kafkaSettings } from '../../shared/bus/kafka.ts';
 import { silentLogger } from '../../shared/logger.ts';
+import { readSettings } from '../../shared/settings.ts';
 
 /** A name no other test run uses: topics, groups and keys never collide between runs. */
 export const uniqueName = (prefix: string): string => `${prefix}-${randomBytes(5).toString('hex')}`;
+
+/** The Kafka client the tests run the bus on: KAFKA_CLIENT, as the services read it. */
+export const testKafkaClient = readSettings(
+  { kafkaClient: kafkaSettings.kafkaClient },
+  process.env,
+).kafkaClient;
+
+/** A bus for a test's own reads and writes; close it in afterAll. */
+export const openTestBus = (brokers: string): Bus =>
+  createBus({
+    brokers: brokers.split(','),
+    clientId: uniqueName('test'),
+    client: testKafkaClient,
+    logger: silentLogger,
+  });
 
 export function testTopic(
   prefix: string,
@@ -21,37 +37,8 @@ export function testTopic(
   };
 }
 
-export async function createTopics(kafka: Kafka, ...declarations: TopicDeclaration[]): Promise<void> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    await ensureTopics(admin, declarations, silentLogger);
-  } finally {
-    await admin.disconnect();
-  }
-}
-
-/** Total of high watermarks over the topic's partitions: how many records it holds. */
-export async function topicSize(admin: Admin, topic: string): Promise<number> {
-  const offsets = await admin.fetchTopicOffsets(topic);
-  return offsets.reduce((sum, p) => sum + Number(p.high) - Number(p.low), 0);
-}
-
-/**
- * Commits the topics' current end offsets for `groupId`, so the group consumes only what comes next
- * (the shared topics hold every earlier run's events). Setting offsets joins the group briefly.
- */
-export async function commitTopicEnds(
-  admin: Admin,
-  groupId: string,
-  topics: readonly string[],
-): Promise<void> {
-  for (const topic of topics) {
-    const ends = await admin.fetchTopicOffsets(topic);
-    await admin.setOffsets({
-      groupId,
-      topic,
-      partitions: ends.map(({ partition, high }) => ({ partition, offset: high })),
-    });
-  }
+/** Total over the topic's partitions of high minus low watermark: how many records it holds. */
+export async function topicSize(bus: Bus, topic: string): Promise<number> {
+  const offsets = await bus.watermarks(topic);
+  return offsets.reduce((sum, p) => sum + Number(p.high - p.low), 0);
 }

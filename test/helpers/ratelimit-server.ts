@@ -44,7 +44,6 @@ export async function startRatelimitServer(
   const [httpPort, grpcPort, debugPort] = [await freePort(), await freePort(), await freePort()];
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
-    NODE_OPTIONS: '--disable-warning=TimeoutNegativeWarning',
     LOG_LEVEL: 'warn',
     USE_STATSD: 'false',
     HOST: '127.0.0.1',

@@ -3,13 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Partitioners } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createKafka } from '../../shared/bus/kafka.ts';
-import { TOPICS } from '../../shared/bus/topics.ts';
-import { silentLogger } from '../../shared/logger.ts';
+import { partitionOf, TOPICS } from '../../shared/bus/index.ts';
 import { type ExperimentServer, startExperimentServer } from '../helpers/experiment-server.ts';
-import { uniqueName } from '../helpers/kafka.ts';
+import { openTestBus, uniqueName } from '../helpers/kafka.ts';
 import { readEvents } from '../helpers/topic-events.ts';
 
 // A second gRPC implementation (Debian's python3-grpcio, stubs from python3-grpc-tools' protoc)
@@ -18,11 +15,7 @@ const run = promisify(execFile);
 const infra = inject('infra');
 const INTEROP = join(import.meta.dirname, '..', 'interop');
 const dir = mkdtempSync(join(tmpdir(), 'earlystopping-python-'));
-const kafka = createKafka({
-  brokers: infra.KAFKA_BROKERS.split(','),
-  clientId: 'test-es-python',
-  logger: silentLogger,
-});
+const bus = openTestBus(infra.KAFKA_BROKERS);
 let server: ExperimentServer;
 
 beforeAll(async () => {
@@ -42,25 +35,16 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (server) expect(await server.stop()).toBe(0);
+  await bus.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 /** A trial of `experiment` whose status events share `trial`'s partition, so they come after its own. */
 function samePartitionAs(trial: string, experiment: string): string {
-  const partitioner = Partitioners.DefaultPartitioner();
-  const partitionMetadata = Array.from({ length: TOPICS.trialStatus.partitions }, (_, partitionId) => ({
-    partitionId,
-    leader: 0,
-    replicas: [0],
-    isr: [0],
-    offlineReplicas: [],
-    partitionErrorCode: 0,
-  }));
-  const partitionOf = (key: string) =>
-    partitioner({ topic: TOPICS.trialStatus.name, partitionMetadata, message: { key, value: null } });
+  const partitions = TOPICS.trialStatus.partitions;
   for (let i = 0; ; i++) {
     const candidate = `${experiment}-sentinel-${i}`;
-    if (partitionOf(candidate) === partitionOf(trial)) return candidate;
+    if (partitionOf(candidate, partitions) === partitionOf(trial, partitions)) return candidate;
   }
 }
 
@@ -106,7 +90,7 @@ describe('a Python grpcio EarlyStopping client generated from the proto', () => 
     // Two calls, one event: the sentinel's event, published after both, ends the read.
     // The rules topic holds one EarlyStoppingRulesIssued per accepted call.
     const statuses = await readEvents(
-      kafka,
+      bus,
       TOPICS.trialStatus.name,
       (key) => key === known || key === sentinel,
       (events) => events.some((e) => e.key === sentinel),
@@ -120,13 +104,15 @@ describe('a Python grpcio EarlyStopping client generated from the proto', () => 
       }),
     ]);
     const issued = await readEvents(
-      kafka,
+      bus,
       TOPICS.earlyStoppingRules.name,
       (key) => key === experiment,
       (events) => events.length >= 3,
     );
-    expect(issued.map((e) => (e.payload.rules as { comparison: string }[]).map((r) => r.comparison))).toEqual(
-      [[], ['LESS'], ['GREATER']],
-    );
+    expect(
+      issued.map((e) =>
+        e.eventType === 'EarlyStoppingRulesIssued' ? e.payload.rules.map((r) => r.comparison) : [],
+      ),
+    ).toEqual([[], ['LESS'], ['GREATER']]);
   });
 });

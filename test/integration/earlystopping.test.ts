@@ -2,13 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
-import { type Kafka, Partitioners } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EarlyStoppingSpec } from '../../proto/gen/api/v1/beta1/EarlyStoppingSpec.ts';
 import type { GetEarlyStoppingRulesRequest } from '../../proto/gen/api/v1/beta1/GetEarlyStoppingRulesRequest.ts';
-import { createKafka } from '../../shared/bus/kafka.ts';
-import { TOPICS } from '../../shared/bus/topics.ts';
-import { silentLogger } from '../../shared/logger.ts';
+import { type Bus, type ConsumedEvent, partitionOf, TOPICS } from '../../shared/bus/index.ts';
 import { createEarlyStoppingClient, type EarlyStopping } from '../helpers/earlystopping-client.ts';
 import {
   createDbManagerClient,
@@ -16,8 +13,8 @@ import {
   type ExperimentServer,
   startExperimentServer,
 } from '../helpers/experiment-server.ts';
-import { uniqueName } from '../helpers/kafka.ts';
-import { readEvents, type TopicEvent } from '../helpers/topic-events.ts';
+import { openTestBus, uniqueName } from '../helpers/kafka.ts';
+import { readEvents } from '../helpers/topic-events.ts';
 
 const infra = inject('infra');
 const dir = mkdtempSync(join(tmpdir(), 'earlystopping-'));
@@ -31,13 +28,13 @@ const settings: Record<string, string> = {
   WORKER_SESSION_TIMEOUT_MS: '6000',
   READ_BARRIER_TIMEOUT_MS: '30000',
 };
-let kafka: Kafka;
+let bus: Bus;
 let server: ExperimentServer;
 let db: DbManager;
 let es: EarlyStopping;
 
 beforeAll(async () => {
-  kafka = createKafka({ brokers: infra.KAFKA_BROKERS.split(','), clientId: 'test-es', logger: silentLogger });
+  bus = openTestBus(infra.KAFKA_BROKERS);
   server = await startExperimentServer(settings);
   db = createDbManagerClient(server.address);
   es = createEarlyStoppingClient(server.address);
@@ -47,6 +44,7 @@ afterAll(async () => {
   db?.close();
   es?.close();
   if (server) await server.stop();
+  await bus?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -86,25 +84,15 @@ function rulesRequest(
 
 /** A trial name of `experiment` hashed to the same partition as `other`: events of both stay in order. */
 function samePartitionAs(other: string, prefix: string): string {
-  const partitioner = Partitioners.DefaultPartitioner();
-  const partitionMetadata = Array.from({ length: TOPICS.observations.partitions }, (_, partitionId) => ({
-    partitionId,
-    leader: 0,
-    replicas: [0],
-    isr: [0],
-    offlineReplicas: [],
-    partitionErrorCode: 0,
-  }));
-  const partitionOf = (key: string) =>
-    partitioner({ topic: TOPICS.observations.name, partitionMetadata, message: { key, value: null } });
+  const partitions = TOPICS.observations.partitions;
   for (let i = 0; ; i++) {
     const candidate = trialName(`${prefix}${i}`);
-    if (partitionOf(candidate) === partitionOf(other)) return candidate;
+    if (partitionOf(candidate, partitions) === partitionOf(other, partitions)) return candidate;
   }
 }
 
-const statusEvents = (keys: string[], enough: (events: readonly TopicEvent[]) => boolean) =>
-  readEvents(kafka, TOPICS.trialStatus.name, (key) => keys.includes(key), enough);
+const statusEvents = (keys: string[], enough: (events: readonly ConsumedEvent[]) => boolean) =>
+  readEvents(bus, TOPICS.trialStatus.name, (key) => keys.includes(key), enough);
 
 describe('EarlyStopping end to end on real Kafka', () => {
   const succeeded = ['a', 'b', 'c'].map(trialName);
@@ -130,7 +118,7 @@ describe('EarlyStopping end to end on real Kafka', () => {
       { name: 'accuracy', value: '0.75', comparison: 'LESS', start_step: 4 },
     ]);
     const issued = await readEvents(
-      kafka,
+      bus,
       TOPICS.earlyStoppingRules.name,
       (key) => key === experiment,
       (events) => events.length >= 2,
@@ -142,7 +130,7 @@ describe('EarlyStopping end to end on real Kafka', () => {
       objective_type: 'MAXIMIZE',
       rules: [{ name: 'accuracy', value: '0.75', comparison: 'LESS', start_step: 4 }],
     });
-    expect((issued[1]!.payload.trials as unknown[]).length).toBe(4);
+    expect(issued[1]!.payload).toHaveProperty('trials.length', 4);
   });
 
   it('stops the worse trial once (one TrialStatusChanged) and not the better one', async () => {
@@ -163,7 +151,10 @@ describe('EarlyStopping end to end on real Kafka', () => {
       reason: 'TrialEarlyStopped',
       source: 'early-stopping-worker',
     });
-    expect(stop.payload.message).toContain('best accuracy 0.6 at step 4 is less than 0.75');
+    expect(stop.payload).toHaveProperty(
+      'message',
+      expect.stringContaining('best accuracy 0.6 at step 4 is less than 0.75'),
+    );
   });
 
   it('publishes no duplicate after the server is killed and restarted, and keeps stopping new trials', async () => {

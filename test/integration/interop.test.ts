@@ -1,13 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadCatalog, SCHEMAS_DIR } from '../../shared/avro/catalog.ts';
-import { createKafka } from '../../shared/bus/kafka.ts';
-import { createEventProducer, type EventProducer } from '../../shared/bus/producer.ts';
-import { silentLogger } from '../../shared/logger.ts';
-import { createTopics, testTopic } from '../helpers/kafka.ts';
+import { type Bus, createEventProducer, type EventProducer } from '../../shared/bus/index.ts';
+import { openTestBus, testTopic } from '../helpers/kafka.ts';
 
 // Clients nobody here wrote: kcat (librdkafka) reads the topic, Apache Avro's Python library
 // (Debian's python3-avro, for Debian's /usr/bin/python3) decodes the value from the .avsc alone.
@@ -15,16 +12,17 @@ const broker = inject('infra').KAFKA_BROKERS.split(',')[0]!;
 const DECODER = join(import.meta.dirname, '..', 'interop', 'decode_single_object.py');
 const catalog = loadCatalog();
 
-let kafka: Kafka;
+let bus: Bus;
 let producer: EventProducer;
 
 beforeAll(async () => {
-  kafka = createKafka({ brokers: [broker], clientId: 'interop-test', logger: silentLogger });
-  producer = await createEventProducer({ kafka, catalog });
+  bus = openTestBus(broker);
+  producer = await createEventProducer(bus);
 });
 
 afterAll(async () => {
-  await producer.disconnect();
+  await producer?.disconnect();
+  await bus?.close();
 });
 
 const kcat = (...args: string[]): Buffer =>
@@ -33,7 +31,7 @@ const kcat = (...args: string[]): Buffer =>
 describe('a message written by the bus', () => {
   it('is read by kcat and decoded by python3-avro from the .avsc file alone', async () => {
     const topic = testTopic('interop');
-    await createTopics(kafka, topic);
+    await bus.ensureTopics([topic]);
     const eventId = randomUUID();
     const payload = {
       event_id: eventId,

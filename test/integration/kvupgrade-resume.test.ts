@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createEtcdCluster, type EtcdTestCluster } from '../helpers/etcd-cluster.ts';
 import { progressEvents, runKvupgrade, runReplay, spawnKvupgrade, story } from '../helpers/etcd-kvupgrade.ts';
 import { readPrefix, startWriter } from '../helpers/etcd-writer.ts';
-import { waitFor } from '../helpers/wait-for.ts';
 
 const infra = inject('infra');
 let cluster: EtcdTestCluster;

@@ -2,52 +2,44 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { TrialStatusChangedV1 } from '../../schemas/gen/events.ts';
 import { startPersistenceWorker } from '../../services/experiment/adapters/persistence-worker.ts';
 import { openSqliteObservationStore } from '../../services/experiment/adapters/sqlite-observation-store.ts';
 import type { ObservationStore } from '../../services/experiment/ports.ts';
-import { loadCatalog } from '../../shared/avro/catalog.ts';
-import type { Worker } from '../../shared/bus/consumer.ts';
-import { createKafka } from '../../shared/bus/kafka.ts';
-import { createEventProducer, type EventProducer, type OutgoingEvent } from '../../shared/bus/producer.ts';
-import { dlqOf, TOPICS } from '../../shared/bus/topics.ts';
+import type { OutgoingEvent } from '../../shared/bus/events.ts';
+import {
+  type Bus,
+  createEventProducer,
+  dlqOf,
+  type EventProducer,
+  TOPICS,
+  type Worker,
+} from '../../shared/bus/index.ts';
 import { silentLogger } from '../../shared/logger.ts';
-import { commitTopicEnds, createTopics, uniqueName } from '../helpers/kafka.ts';
+import { openTestBus, uniqueName } from '../helpers/kafka.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const BROKERS = inject('infra').KAFKA_BROKERS;
-const catalog = loadCatalog();
 const folder = mkdtempSync(join(tmpdir(), 'persistence-worker-'));
 
-let kafka: Kafka;
+let bus: Bus;
 let producer: EventProducer;
 let store: ObservationStore;
 let worker: Worker;
 
 beforeAll(async () => {
-  kafka = createKafka({
-    brokers: BROKERS.split(','),
-    clientId: 'persistence-worker-test',
-    logger: silentLogger,
-  });
+  bus = openTestBus(BROKERS);
   const topics = [TOPICS.observations, TOPICS.trialStatus];
-  await createTopics(kafka, ...topics, ...topics.map(dlqOf));
-  producer = await createEventProducer({ kafka, catalog });
+  await bus.ensureTopics([...topics, ...topics.map(dlqOf)]);
+  producer = await createEventProducer(bus);
   store = openSqliteObservationStore({ file: join(folder, 'observations.db') });
   // experiment.observations holds every other test's reports: the fresh group starts at its
   // current end (setting offsets joins the group: seconds per topic, so only where it pays).
   const groupId = uniqueName('test-persistence');
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    await commitTopicEnds(admin, groupId, [TOPICS.observations.name]);
-  } finally {
-    await admin.disconnect();
-  }
+  await bus.commitTopicEnds(groupId, [TOPICS.observations.name]);
   worker = await startPersistenceWorker({
-    kafka,
-    catalog,
+    bus,
     producer,
     store,
     groupId,
@@ -61,13 +53,14 @@ afterAll(async () => {
   await worker?.stop();
   await producer?.disconnect();
   await store?.close();
+  await bus?.close();
   rmSync(folder, { recursive: true, force: true });
 });
 
 /** `key` decides the partition: events with one key are applied in publication order. */
 const statusChanged = (
   trial: string,
-  condition: string,
+  condition: TrialStatusChangedV1['condition'],
   options: { eventId?: string; key?: string } = {},
 ): OutgoingEvent => ({
   eventType: 'TrialStatusChanged',

@@ -2,33 +2,29 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Admin, Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { TrialStatusChangedV1 } from '../../schemas/gen/events.ts';
 import { loadCatalog } from '../../shared/avro/catalog.ts';
-import { createKafka } from '../../shared/bus/kafka.ts';
-import { createEventProducer, type EventProducer, type OutgoingEvent } from '../../shared/bus/producer.ts';
-import { silentLogger } from '../../shared/logger.ts';
-import { createTopics, testTopic, uniqueName } from '../helpers/kafka.ts';
+import type { OutgoingEvent } from '../../shared/bus/events.ts';
+import { type Bus, createEventProducer, type EventProducer } from '../../shared/bus/index.ts';
+import { openTestBus, testTopic, uniqueName } from '../helpers/kafka.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BROKERS = inject('infra').KAFKA_BROKERS;
 const catalog = loadCatalog();
 
-let kafka: Kafka;
-let admin: Admin;
+let bus: Bus;
 let producer: EventProducer;
 
 beforeAll(async () => {
-  kafka = createKafka({ brokers: BROKERS.split(','), clientId: 'replay-test', logger: silentLogger });
-  admin = kafka.admin();
-  await admin.connect();
-  producer = await createEventProducer({ kafka, catalog });
+  bus = openTestBus(BROKERS);
+  producer = await createEventProducer(bus);
 });
 
 afterAll(async () => {
   await producer?.disconnect();
-  await admin?.disconnect();
+  await bus?.close();
 });
 
 const deleted = (trial: string, at = new Date()): OutgoingEvent => ({
@@ -56,7 +52,11 @@ const reported = (trial: string): OutgoingEvent => ({
   },
 });
 
-const statusChanged = (trial: string, condition: string, message: string): OutgoingEvent => ({
+const statusChanged = (
+  trial: string,
+  condition: TrialStatusChangedV1['condition'],
+  message: string,
+): OutgoingEvent => ({
   eventType: 'TrialStatusChanged',
   key: trial,
   correlationId: randomUUID(),
@@ -78,7 +78,7 @@ const asPrinted = (event: OutgoingEvent): unknown =>
 
 async function newTopic(prefix: string): Promise<string> {
   const declaration = testTopic(`replay-${prefix}`, 2);
-  await createTopics(kafka, declaration);
+  await bus.ensureTopics([declaration]);
   return declaration.name;
 }
 
@@ -292,12 +292,19 @@ describe('replay CLI', () => {
 
   it('prints a message that is not Avro with an error field, warns, and goes on', async () => {
     const topic = await newTopic('raw');
-    const raw = kafka.producer();
-    await raw.connect();
+    const raw = await bus.client.createProducer();
     try {
-      await raw.send({ topic, messages: [{ key: 'raw-key', value: 'not avro, just text', partition: 0 }] });
+      await raw.send([
+        {
+          topic,
+          partition: 0,
+          key: Buffer.from('raw-key'),
+          value: Buffer.from('not avro, just text'),
+          headers: {},
+        },
+      ]);
     } finally {
-      await raw.disconnect();
+      await raw.close();
     }
     const good = deleted('after-raw');
     await producer.publish(topic, [good]);
@@ -319,29 +326,20 @@ describe('replay CLI', () => {
 
   it('ends a partition whose last offset is a transaction marker', async () => {
     const topic = await newTopic('tx');
-    const tx = kafka.producer({
-      transactionalId: uniqueName('replay-tx'),
-      idempotent: true,
-      maxInFlightRequests: 1,
-    });
-    await tx.connect();
     const events = [deleted('tx-1'), deleted('tx-2')];
-    try {
-      const transaction = await tx.transaction();
-      const messages = events.map((e) => ({
-        key: e.key,
-        value: catalog.encode(e.eventType, e.payload),
+    await bus.client.sendInTransaction(
+      events.map((e) => ({
+        topic,
         partition: 1,
-      }));
-      await transaction.send({ topic, messages });
-      await transaction.commit();
-    } finally {
-      await tx.disconnect();
-    }
+        key: Buffer.from(e.key),
+        value: catalog.encode(e.eventType, e.payload),
+        headers: {},
+      })),
+    );
     // The commit marker is written after commit() returns: wait until it is the partition's last offset.
     await waitFor('the commit marker', async () => {
-      const offsets = await admin.fetchTopicOffsets(topic);
-      return offsets.find((o) => o.partition === 1)?.high === '3';
+      const offsets = await bus.watermarks(topic);
+      return offsets.find((o) => o.partition === 1)?.high === 3n;
     });
     const { code, stdout } = await run(topic);
     expect(code).toBe(0);

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { credentials, type ServiceError, status } from '@grpc/grpc-js';
-import type { Consumer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { GetSuggestionsReply__Output } from '../../proto/gen/api/v1/beta1/GetSuggestionsReply.ts';
 import type { GetSuggestionsRequest } from '../../proto/gen/api/v1/beta1/GetSuggestionsRequest.ts';
@@ -12,14 +11,10 @@ import type { SuggestionClient } from '../../proto/gen/api/v1/beta1/Suggestion.t
 import type { ValidateAlgorithmSettingsRequest } from '../../proto/gen/api/v1/beta1/ValidateAlgorithmSettingsRequest.ts';
 import type { HealthClient } from '../../proto/gen/grpc/health/v1/Health.ts';
 import { ALGORITHMS } from '../../services/experiment/suggestion/registry.ts';
-import { loadCatalog } from '../../shared/avro/catalog.ts';
-import { createKafka } from '../../shared/bus/kafka.ts';
-import { TOPICS } from '../../shared/bus/topics.ts';
+import { type ConsumedEvent, readTopic, TOPICS } from '../../shared/bus/index.ts';
 import { HEALTH_PROTO, loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
-import { silentLogger } from '../../shared/logger.ts';
 import { type ExperimentServer, startExperimentServer } from '../helpers/experiment-server.ts';
-import { uniqueName } from '../helpers/kafka.ts';
-import { waitFor } from '../helpers/wait-for.ts';
+import { openTestBus, uniqueName } from '../helpers/kafka.ts';
 import { double, experiment, MIXED } from '../unit/experiment/suggestion/fixtures.ts';
 
 const run = promisify(execFile);
@@ -146,42 +141,34 @@ describe('Suggestion through the real server', () => {
 
   it('publishes each reply as SuggestionsIssued on experiment.suggestions, keyed by experiment, before answering', async () => {
     const name = uniqueName('event');
-    const catalog = loadCatalog();
-    const kafka = createKafka({
-      brokers: infra.KAFKA_BROKERS.split(','),
-      clientId: 'test-suggestion',
-      logger: silentLogger,
-    });
-    const admin = kafka.admin();
-    await admin.connect();
-    const startOffsets = await admin.fetchTopicOffsets(TOPICS.suggestions.name);
-    await admin.disconnect();
+    const before = Date.now();
     const reply = await getSuggestions({
       experiment: validExperiment(name, 'hyperband'),
       current_request_number: 2,
       total_request_number: 2,
     });
-    const consumer: Consumer = kafka.consumer({ groupId: uniqueName('test-suggestion') });
-    const seen: { key: string; payload: Record<string, unknown>; eventType: string }[] = [];
+    // The event is on the topic by the time the reply came: read up to the end as it is now.
+    const bus = openTestBus(infra.KAFKA_BROKERS);
+    const seen: ConsumedEvent[] = [];
     try {
-      await consumer.connect();
-      await consumer.subscribe({ topic: TOPICS.suggestions.name, fromBeginning: false });
-      await consumer.run({
-        eachMessage: async ({ message }) => {
-          if (message.key?.toString() !== name) return;
-          const decoded = catalog.decode(message.value!);
-          seen.push({ key: name, payload: decoded.payload, eventType: decoded.eventType });
+      const reader = await readTopic(bus, {
+        topic: TOPICS.suggestions.name,
+        from: { time: before - 1_000 },
+        until: 'end',
+        key: name,
+        onEvent: (event) => {
+          seen.push(event);
         },
       });
-      // Start where the topic stood before the call: the event is there by the time the reply came.
-      for (const { partition, offset } of startOffsets)
-        consumer.seek({ topic: TOPICS.suggestions.name, partition, offset });
-      await waitFor('the SuggestionsIssued event', () => seen.length === 1, { timeoutMs: 30_000 });
+      await reader.done;
     } finally {
-      await consumer.disconnect();
+      await bus.close();
     }
-    const { payload, eventType } = seen[0]!;
-    expect(eventType).toBe('SuggestionsIssued');
+    expect(seen).toHaveLength(1);
+    const issued = seen[0]!;
+    if (issued.eventType !== 'SuggestionsIssued')
+      throw new Error(`expected SuggestionsIssued, got ${issued.eventType}`);
+    const { payload } = issued;
     expect(payload).toMatchObject({
       experiment_name: name,
       algorithm_name: 'hyperband',

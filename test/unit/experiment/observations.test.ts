@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { TypedEvent } from '../../../schemas/gen/events.ts';
 import {
   type MetricLogInput,
   toChange,
@@ -160,21 +161,26 @@ describe('toQuery', () => {
   });
 });
 
+/** An event as the bus hands it over; the tests leave out fields toChange does not read. */
+const event = (eventType: string, payload: unknown): TypedEvent => ({ eventType, payload }) as TypedEvent;
+
 describe('toChange', () => {
   it('maps both event types', () => {
     expect(
-      toChange('ObservationLogReported', {
-        event_id: 'e',
-        trial_name: 't',
-        metric_logs: [{ time_stamp: '2019-01-01T00:00:00.000000Z', metric_name: 'm', value: '1' }],
-      }),
+      toChange(
+        event('ObservationLogReported', {
+          event_id: 'e',
+          trial_name: 't',
+          metric_logs: [{ time_stamp: '2019-01-01T00:00:00.000000Z', metric_name: 'm', value: '1' }],
+        }),
+      ),
     ).toEqual({
       kind: 'reported',
       eventId: 'e',
       trialName: 't',
       logs: [{ time: '2019-01-01T00:00:00.000000Z', metricName: 'm', value: '1' }],
     });
-    expect(toChange('ObservationLogDeleted', { event_id: 'e', trial_name: 't' })).toEqual({
+    expect(toChange(event('ObservationLogDeleted', { event_id: 'e', trial_name: 't' }))).toEqual({
       kind: 'deleted',
       eventId: 'e',
       trialName: 't',
@@ -194,7 +200,7 @@ describe('toChange', () => {
       source: 'SetTrialStatus',
     };
     const decoded = catalog.decode(catalog.encode('TrialStatusChanged', payload));
-    expect(toChange(decoded.eventType, decoded.payload)).toEqual({
+    expect(toChange(event(decoded.eventType, decoded.payload))).toEqual({
       kind: 'status',
       eventId: 'e',
       trialName: 't',
@@ -206,7 +212,7 @@ describe('toChange', () => {
   });
 
   it('rejects another event type as poison (not retriable)', () => {
-    expect(() => toChange('EarlyStoppingRulesIssued', {})).toThrow(
+    expect(() => toChange(event('EarlyStoppingRulesIssued', {}))).toThrow(
       expect.objectContaining({
         code: 'INVALID_ARGUMENT',
         retriable: false,

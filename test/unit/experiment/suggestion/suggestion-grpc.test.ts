@@ -6,7 +6,7 @@ import type { GetSuggestionsReply__Output } from '../../../../proto/gen/api/v1/b
 import type { SuggestionClient } from '../../../../proto/gen/api/v1/beta1/Suggestion.ts';
 import { createSuggestionHandlers } from '../../../../services/experiment/adapters/suggestion-grpc.ts';
 import { loadCatalog } from '../../../../shared/avro/catalog.ts';
-import type { OutgoingEvent } from '../../../../shared/bus/producer.ts';
+import type { OutgoingEvent } from '../../../../shared/bus/events.ts';
 import { unavailable } from '../../../../shared/errors.ts';
 import {
   loadPackageDefinition,
