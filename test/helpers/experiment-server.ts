@@ -36,6 +36,8 @@ export function freePort(): Promise<number> {
 export interface ExperimentServer {
   readonly port: number;
   readonly metricsPort: number;
+  /** The HTTP listener (gateway, read endpoints, live streams, page). */
+  readonly httpPort: number;
   readonly address: string;
   readonly pid: number;
   /** Sends the signal and resolves with the exit code (null when a signal ended the process). */
@@ -61,6 +63,8 @@ export async function startExperimentServer(
   const port = await freePort();
   let metricsPort = await freePort();
   while (metricsPort === port) metricsPort = await freePort();
+  let httpPort = await freePort();
+  while (httpPort === port || httpPort === metricsPort) httpPort = await freePort();
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     LOG_LEVEL: 'warn',
@@ -71,6 +75,7 @@ export async function startExperimentServer(
     EXPERIMENT_GRPC_HOST: '127.0.0.1',
     EXPERIMENT_GRPC_PORT: String(port),
     EXPERIMENT_METRICS_PORT: String(metricsPort),
+    EXPERIMENT_HTTP_PORT: String(httpPort),
   };
   const child = spawn(process.execPath, ['services/experiment/main.ts'], {
     cwd: ROOT,
@@ -93,6 +98,7 @@ export async function startExperimentServer(
   const server: ExperimentServer = {
     port,
     metricsPort,
+    httpPort,
     address,
     pid: child.pid ?? 0,
     stop: (signal = 'SIGTERM') => signalAndWait(child, signal, exited),
