@@ -107,6 +107,24 @@ const decode = (segment: string): string => {
   }
 };
 
+/** Katib's GetObservationLog filters from ?metric, ?from and ?to; errors name the query parameter. */
+function observationQueryOf(trialName: string, query: Map<string, string>) {
+  try {
+    return toQuery({
+      trial_name: trialName,
+      metric_name: query.get('metric') ?? '',
+      start_time: query.get('from') ?? '',
+      end_time: query.get('to') ?? '',
+    });
+  } catch (error) {
+    const message = (error as Error).message
+      .replace(/^start_time:/, 'query parameter from:')
+      .replace(/^end_time:/, 'query parameter to:')
+      .replace(/is after end_time/, 'is after to');
+    throw invalidArgument(message, error);
+  }
+}
+
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 export function createHttpApiHandler(deps: HttpApiDeps): (req: IncomingMessage, res: ServerResponse) => void {
@@ -242,12 +260,7 @@ export function createHttpApiHandler(deps: HttpApiDeps): (req: IncomingMessage, 
       if (sub === 'observations') {
         const query = params(url, ['format', 'metric', 'from', 'to']);
         const format = formatOf(query, req);
-        const observationQuery = toQuery({
-          trial_name: name,
-          metric_name: query.get('metric') ?? '',
-          start_time: query.get('from') ?? '',
-          end_time: query.get('to') ?? '',
-        });
+        const observationQuery = observationQueryOf(name, query);
         const rows = await store.query(observationQuery);
         if (format === 'csv')
           return csv(
