@@ -132,6 +132,8 @@ export interface SuggestionsIssuedV2<Time = Date> {
       /** as Katib's clients read it */
       readonly value: string;
     }>;
+    /** Katib's TrialConditionType name as the request carried it; empty when it had no status */
+    readonly condition: string;
   }>;
 }
 

@@ -32,6 +32,7 @@ export const experimentSettingsSpec = {
   metricsPort: port('EXPERIMENT_METRICS_PORT', 9101),
   http: bool('EXPERIMENT_HTTP', true),
   httpPort: port('EXPERIMENT_HTTP_PORT', 8686),
+  readModelRebuild: bool('READ_MODEL_REBUILD', true),
   sseMaxBufferedBytes: int('SSE_MAX_BUFFERED_BYTES', 1024 * 1024, { min: 4096, max: 1024 * 1024 * 1024 }),
   logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
   store: oneOf('OBSERVATION_STORE', ['sqlite', 'postgres'] as const, 'sqlite'),

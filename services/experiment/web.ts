@@ -42,7 +42,7 @@ export async function openReadModel(deps: {
       ? openSqliteReadModel({ file: settings.sqliteFile })
       : await openPostgresReadModel({ url: settings.postgresUrl, schema: settings.postgresSchema });
   deps.lifecycle.onStop('read model', () => readModel.close());
-  if (settings.persistenceWorker && (await readModel.isEmpty())) {
+  if (settings.persistenceWorker && settings.readModelRebuild && (await readModel.isEmpty())) {
     const started = performance.now();
     const counts = await Promise.all(
       READ_MODEL_TOPICS.map((topic) => rebuildFrom(bus, topic, settings.persistenceGroup, readModel)),

@@ -71,6 +71,8 @@ export async function startExperimentServer(
     // Each server's early-stopping worker reads only the recent past, in a group of its own.
     EARLY_STOPPING_GROUP: `test-early-stopping-${port}-${Date.now()}`,
     EARLY_STOPPING_LOOKBACK_MS: '60000',
+    // A group started at the topics' ends has nothing of the past to rebuild the read model from.
+    ...(options.replayHistory ? {} : { READ_MODEL_REBUILD: 'false' }),
     ...settings,
     EXPERIMENT_GRPC_HOST: '127.0.0.1',
     EXPERIMENT_GRPC_PORT: String(port),
@@ -215,9 +217,10 @@ async function startNewGroupAtEnd(brokers: string, groupId: string): Promise<voi
   groupsStarted.add(groupId);
   const bus = openTestBus(brokers);
   try {
-    await bus.ensureTopics([TOPICS.observations, TOPICS.trialStatus]);
+    const topics = [TOPICS.observations, TOPICS.trialStatus, TOPICS.suggestions, TOPICS.earlyStoppingRules];
+    await bus.ensureTopics(topics);
     const fresh: string[] = [];
-    for (const topic of [TOPICS.observations.name, TOPICS.trialStatus.name])
+    for (const topic of topics.map((t) => t.name))
       if ((await bus.committedOffsets(groupId, topic)).size === 0) fresh.push(topic);
     await bus.commitTopicEnds(groupId, fresh);
   } finally {

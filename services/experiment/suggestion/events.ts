@@ -31,6 +31,7 @@ export function toSuggestionsIssuedEvent(
     })),
     trials: request.trials.map((t) => ({
       name: t.name,
+      condition: t.status?.condition ?? '',
       assignments: (t.spec?.parameter_assignments?.assignments ?? []).map((a) => ({
         name: a.name,
         value: a.value,

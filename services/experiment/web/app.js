@@ -42,9 +42,14 @@ function setCrumbs(items) {
     .join('');
 }
 
+/** Options every chart has, also after a `notMerge` update (which would bring animations back). */
+const BASE = { aria: { enabled: true }, animation: false };
+
 function chart(el, option) {
   const c = echarts.init(el, null, { renderer: 'canvas' });
-  c.setOption({ aria: { enabled: true }, animation: false, ...option });
+  const setOption = c.setOption.bind(c);
+  c.setOption = (next, opts) => setOption({ ...BASE, ...next }, opts);
+  c.setOption(option);
   const resize = () => c.resize();
   window.addEventListener('resize', resize);
   onLeave(() => {
@@ -309,6 +314,14 @@ async function experimentView(name) {
 
 // ---------- one trial ----------
 
+/** An axis range that holds the values and the rule's value, with a margin so the rule's line shows. */
+function padded(extent, ruleValue) {
+  const lo = Math.min(extent.min, ruleValue);
+  const hi = Math.max(extent.max, ruleValue);
+  const margin = (hi - lo || Math.abs(hi) || 1) * 0.08;
+  return [lo - margin, hi + margin];
+}
+
 async function trialView(name) {
   const { trial, experiment } = await getJson(`/api/trials/${enc(name)}`);
   setCrumbs([
@@ -374,6 +387,8 @@ async function trialView(name) {
           dataZoom: [{ type: 'inside' }, { type: 'slider', height: 16, bottom: 4 }],
         });
         state.charts.set(metric, c);
+        // A new chart changes the grid's columns: the others take their new width.
+        for (const other of state.charts.values()) other.resize();
       }
       const rule = state.rules.find((r) => r.name === metric);
       let stoppedAt;
@@ -385,7 +400,14 @@ async function trialView(name) {
       el.dataset.points = String(points.length);
       el.dataset.rule = rule ? rule.value : '';
       el.dataset.stopped = stoppedAt ? String(stoppedAt[1]) : '';
+      // The rule's line is drawn even when the values stay far from it.
+      const ruleValue = rule ? Number(rule.value) : undefined;
       c.setOption({
+        yAxis: {
+          min: ruleValue === undefined ? null : (v) => padded(v, ruleValue)[0],
+          max: ruleValue === undefined ? null : (v) => padded(v, ruleValue)[1],
+          axisLabel: { formatter: (v) => fmt(v) },
+        },
         series: [
           {
             name: metric,
@@ -398,7 +420,7 @@ async function trialView(name) {
                   symbol: 'none',
                   label: { formatter: `rule ${rule.comparison} ${rule.value}`, position: 'insideEndTop' },
                   lineStyle: { color: '#b42318', type: 'dashed' },
-                  data: [{ yAxis: Number(rule.value), name: 'early-stopping rule' }],
+                  data: [{ yAxis: ruleValue, name: 'early-stopping rule' }],
                 }
               : { data: [] },
             markPoint: stoppedAt
