@@ -294,16 +294,23 @@ async function experimentView(name) {
   };
   await load();
 
-  // New trials, observations, statuses and rules: reload at most twice a second.
+  // New trials, observations, statuses and rules: reload at most twice a second, and once more a
+  // little later (the persistence worker may apply an event after the stream delivered it).
   let timer;
+  let trailing;
   const refresh = () => {
+    clearTimeout(trailing);
+    trailing = setTimeout(() => load().catch(() => undefined), 2_500);
     if (timer) return;
     timer = setTimeout(() => {
       timer = undefined;
       load().catch(() => undefined);
     }, 500);
   };
-  onLeave(() => clearTimeout(timer));
+  onLeave(() => {
+    clearTimeout(timer);
+    clearTimeout(trailing);
+  });
   stream(`/api/experiments/${enc(name)}/stream`, {
     observations: refresh,
     status: refresh,
