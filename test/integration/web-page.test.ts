@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,11 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const INTEROP = join(ROOT, 'test', 'interop');
 const SHOTS = join(ROOT, 'test-output', 'screenshots');
 const dir = mkdtempSync(join(tmpdir(), 'web-page-'));
+/** What the tests read back from an ECharts instance's option. */
+interface ChartOption {
+  series: { data: unknown[]; markLine: { data: { yAxis: number }[] } }[];
+  parallelAxis: { name: string }[];
+}
 const TRIALS = 6;
 const BAD = 4;
 let server: ExperimentServer;
@@ -124,14 +130,14 @@ describe('the web page, with a Python grpcio client running an experiment', () =
     // Both charts drew: objective by trial (the stopped trial in its own series) and parallel coordinates.
     const charts = await page.evaluate(() => {
       const e = (
-        globalThis as unknown as { echarts: { getInstanceByDom(el: Element): { getOption(): any } } }
+        globalThis as unknown as { echarts: { getInstanceByDom(el: Element): { getOption(): ChartOption } } }
       ).echarts;
       const objective = e.getInstanceByDom(document.getElementById('objective-chart')!).getOption();
       const parallel = e.getInstanceByDom(document.getElementById('parallel-chart')!).getOption();
       return {
         stopped: objective.series[1].data.length,
         trials: objective.series[0].data.length,
-        axes: parallel.parallelAxis.map((a: { name: string }) => a.name),
+        axes: parallel.parallelAxis.map((a) => a.name),
         lines: parallel.series[0].data.length,
       };
     });
@@ -175,7 +181,7 @@ describe('the web page, with a Python grpcio client running an experiment', () =
     expect(accuracy.stopped).not.toBe('');
     const markLine = await page.evaluate(() => {
       const e = (
-        globalThis as unknown as { echarts: { getInstanceByDom(el: Element): { getOption(): any } } }
+        globalThis as unknown as { echarts: { getInstanceByDom(el: Element): { getOption(): ChartOption } } }
       ).echarts;
       const el = document.querySelector('.metric-chart[data-metric="accuracy"]')!;
       return e.getInstanceByDom(el).getOption().series[0].markLine.data[0].yAxis;
