@@ -135,10 +135,10 @@ describe('the web page, with a Python grpcio client running an experiment', () =
       const objective = e.getInstanceByDom(document.getElementById('objective-chart')!).getOption();
       const parallel = e.getInstanceByDom(document.getElementById('parallel-chart')!).getOption();
       return {
-        stopped: objective.series[1].data.length,
-        trials: objective.series[0].data.length,
+        stopped: objective.series[1]?.data.length,
+        trials: objective.series[0]?.data.length,
         axes: parallel.parallelAxis.map((a) => a.name),
-        lines: parallel.series[0].data.length,
+        lines: parallel.series[0]?.data.length,
       };
     });
     expect(charts).toEqual({
@@ -184,7 +184,7 @@ describe('the web page, with a Python grpcio client running an experiment', () =
         globalThis as unknown as { echarts: { getInstanceByDom(el: Element): { getOption(): ChartOption } } }
       ).echarts;
       const el = document.querySelector('.metric-chart[data-metric="accuracy"]')!;
-      return e.getInstanceByDom(el).getOption().series[0].markLine.data[0].yAxis;
+      return e.getInstanceByDom(el).getOption().series[0]?.markLine.data[0]?.yAxis;
     });
     expect(markLine).toBe(Number(accuracy.rule));
     await page.screenshot({ path: join(SHOTS, 'trial-1280x800.png') });
