@@ -109,21 +109,29 @@ export async function openPostgresReadModel(options: {
     all: async <T>(text: string, params: readonly unknown[]) =>
       (await client.query(text, params as unknown[]).catch((e: unknown) => Promise.reject(wrap(e))))
         .rows as T[],
-    transaction: async (work) => {
-      const c = await pool.connect().catch((e: unknown) => Promise.reject(wrap(e)));
-      try {
-        await c.query('BEGIN');
-        await work(over(c));
-        await c.query('COMMIT');
-      } catch (error) {
-        await c.query('ROLLBACK').catch(() => undefined);
-        throw wrap(error);
-      } finally {
-        c.release();
-      }
+    // One transaction at a time per process: batches of different partitions touch the same rows
+    // in different orders, which would deadlock. Across processes a deadlock is retried (UNAVAILABLE).
+    transaction: (work) => {
+      const next = queue.then(() => inTransaction(work));
+      queue = next.catch(() => undefined);
+      return next;
     },
     close: () => pool.end(),
   });
+  let queue: Promise<unknown> = Promise.resolve();
+  const inTransaction = async (work: (sql: Sql) => Promise<void>): Promise<void> => {
+    const c = await pool.connect().catch((e: unknown) => Promise.reject(wrap(e)));
+    try {
+      await c.query('BEGIN');
+      await work(over(c));
+      await c.query('COMMIT');
+    } catch (error) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      throw wrap(error);
+    } finally {
+      c.release();
+    }
+  };
   const sql = over(pool);
   await sql.transaction(async (tx) => {
     await tx.run("SELECT pg_advisory_xact_lock(hashtext('backbone read model'))", []);
