@@ -104,6 +104,7 @@ export function readModelChanges(event: TypedEvent<Date | number>): ReadModelCha
             name: t.name,
             experiment: p.experiment_name,
             assignments: t.assignments,
+            ...(t.condition === '' ? {} : { listedCondition: t.condition }),
             atMs,
           });
       // PBT names its trials in the reply.
