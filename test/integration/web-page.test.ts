@@ -111,7 +111,8 @@ describe('the web page, with a Python grpcio client running an experiment', () =
           'EARLYSTOPPED' &&
         [...document.querySelectorAll('#trials tbody tr td:nth-child(4)')].every(
           (td) => td.textContent !== '',
-        ),
+        ) &&
+        document.querySelectorAll('#trials tbody tr[data-condition="SUCCEEDED"]').length === n - 1,
       { timeout: 60_000 },
       TRIALS,
       result.bad,
