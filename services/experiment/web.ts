@@ -3,6 +3,7 @@
 // HTTP listener with the gRPC/JSON gateway, read endpoints, live streams and the page.
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Registry } from 'prom-client';
 import { type Bus, readTopic, TOPICS } from '../../shared/bus/index.ts';
 import type { GrpcServiceRegistration } from '../../shared/grpc.ts';
@@ -44,10 +45,10 @@ export async function openReadModel(deps: {
   deps.lifecycle.onStop('read model', () => readModel.close());
   if (settings.persistenceWorker && settings.readModelRebuild && (await readModel.isEmpty())) {
     const started = performance.now();
-    const counts = await Promise.all(
-      READ_MODEL_TOPICS.map((topic) => rebuildFrom(bus, topic, settings.persistenceGroup, readModel)),
-    );
-    const events = counts.reduce((a, b) => a + b, 0);
+    // One topic after another, suggestions first: trials take their order from the requests.
+    let events = 0;
+    for (const topic of READ_MODEL_TOPICS)
+      events += await rebuildFrom(bus, topic, settings.persistenceGroup, readModel);
     if (events > 0)
       logger.info(
         { events, ms: Math.round(performance.now() - started) },
@@ -109,7 +110,10 @@ export async function startWeb(deps: {
     logger,
     registry: deps.registry,
   });
-  const live = await startLiveStream({ bus: deps.bus, hub, logger });
+  const live = startLiveStream({ bus: deps.bus, hub, logger });
+  // Streams opened right after start see everything published from then on; a Kafka hiccup only
+  // delays live updates (the readers start again by themselves), never the service.
+  await Promise.race([live.started, sleep(10_000)]);
   const echartsDir = dirname(createRequire(import.meta.url).resolve('echarts'));
   const api = await startHttpApi({
     host: settings.grpcHost,

@@ -596,7 +596,10 @@ describe('api.v1.beta1 over HTTP/JSON', () => {
       condition: t.condition,
       assignments: t.assignments,
     });
-    expect(rebuilt.json.trials.map(strip)).toEqual(expected.json.trials.map(strip));
+    // The order of trials first seen through statuses (other partitions) may differ: compared by name.
+    const byName = (trials: { name: string }[]) => [...trials].sort((a, b) => a.name.localeCompare(b.name));
+    expect(byName(rebuilt.json.trials.map(strip))).toEqual(byName(expected.json.trials.map(strip)));
+    expect(rebuilt.json.trials.slice(0, 2).map(strip)).toEqual(expected.json.trials.slice(0, 2).map(strip));
     expect(rebuilt.json.experiment).toMatchObject({
       name: experiment,
       algorithm: 'grid',

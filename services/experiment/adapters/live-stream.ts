@@ -3,6 +3,7 @@
 // A write never waits for a browser: a stream whose unsent bytes pass the limit is closed (the
 // browser's EventSource reconnects and reloads), so a slow one cannot hold back the others.
 import type { ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import {
   type Bus,
@@ -203,36 +204,59 @@ export function toLiveMessage(event: ConsumedEvent): LiveMessage | undefined {
   }
 }
 
-/** The hub fed from Kafka: one reader per topic, from the topics' ends. */
-export async function startLiveStream(options: {
-  bus: Bus;
-  hub: LiveHub;
-  logger: Logger;
-}): Promise<{ stop(): Promise<void> }> {
+/**
+ * The hub fed from Kafka: one reader per topic, from the topics' ends. A reader that cannot start or
+ * fails later is started again (from the end it then has) after a growing pause: the page works
+ * without live updates meanwhile, and the service never fails for want of them.
+ */
+export function startLiveStream(options: { bus: Bus; hub: LiveHub; logger: Logger }): {
+  /** Resolves once every reader started once (it may have failed and be retrying since). */
+  readonly started: Promise<void>;
+  stop(): Promise<void>;
+} {
   const topics = [TOPICS.observations, TOPICS.trialStatus, TOPICS.earlyStoppingRules, TOPICS.suggestions];
-  const readers: TopicReader[] = [];
-  try {
-    for (const topic of topics)
-      readers.push(
-        await readTopic(options.bus, {
-          topic: topic.name,
+  const stopping = new AbortController();
+  const readers = new Set<TopicReader>();
+  const starts: Promise<void>[] = [];
+
+  const follow = async (topic: string, startedOnce: () => void): Promise<void> => {
+    for (let attempt = 0; !stopping.signal.aborted; attempt++) {
+      try {
+        const reader = await readTopic(options.bus, {
+          topic,
           from: 'end',
           until: 'follow',
           onEvent: (event) => {
             const message = toLiveMessage(event);
             if (message) options.hub.publish(message);
           },
-        }),
-      );
-  } catch (error) {
-    await Promise.all(readers.map((r) => r.stop()));
-    throw error;
-  }
-  for (const r of readers)
-    r.done.catch((error: unknown) => options.logger.error({ err: error }, 'a live stream reader failed'));
+        });
+        readers.add(reader);
+        startedOnce();
+        if (stopping.signal.aborted) await reader.stop();
+        await reader.done.finally(() => readers.delete(reader));
+        if (stopping.signal.aborted) return;
+        attempt = 0;
+      } catch (error) {
+        if (stopping.signal.aborted) return;
+        options.logger.warn({ err: error, topic, attempt }, 'a live stream reader failed; starting it again');
+      }
+      const pauseMs = Math.min(30_000, 500 * 2 ** attempt);
+      await sleep(pauseMs, undefined, { signal: stopping.signal }).catch(() => undefined);
+    }
+  };
+  const running = topics.map((topic) => {
+    let startedOnce = (): void => {};
+    starts.push(new Promise<void>((resolve) => (startedOnce = resolve)));
+    return follow(topic.name, startedOnce);
+  });
+
   return {
+    started: Promise.all(starts).then(() => undefined),
     stop: async () => {
-      await Promise.all(readers.map((r) => r.stop()));
+      stopping.abort();
+      await Promise.all([...readers].map((r) => r.stop()));
+      await Promise.allSettled(running);
       await options.hub.stop();
     },
   };
