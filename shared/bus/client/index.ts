@@ -1,4 +1,5 @@
 import { createKafkajsClient } from './kafkajs.ts';
+import { createPlatformaticClient } from './platformatic.ts';
 import type { ClientOptions, KafkaClient } from './types.ts';
 
 export { KAFKA_CLIENTS, type KafkaClientName } from './names.ts';
@@ -10,5 +11,7 @@ export function openKafkaClient(name: KafkaClientName, options: ClientOptions): 
   switch (name) {
     case 'kafkajs':
       return createKafkajsClient(options);
+    case 'platformatic':
+      return createPlatformaticClient(options);
   }
 }
