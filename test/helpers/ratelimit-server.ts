@@ -1,5 +1,6 @@
 // The real rate limit service in a child process on free ports, and small clients for its gRPC,
 // /json and debug endpoints; plus a throwaway redis-server for the per-second store.
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { credentials, type ServiceError } from '@grpc/grpc-js';
@@ -7,6 +8,7 @@ import { RLS_PROTO, RLS_SERVICE } from '../../services/ratelimit/adapters/grpc-h
 import type { WireRequest, WireResponse } from '../../services/ratelimit/adapters/wire.ts';
 import { HEALTH_PROTO, loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
 import { freePort } from './experiment-server.ts';
+import { testKafkaClient } from './kafka.ts';
 import { waitFor } from './wait-for.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -45,6 +47,7 @@ export async function startRatelimitServer(
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     LOG_LEVEL: 'warn',
+    KAFKA_CLIENT: testKafkaClient,
     USE_STATSD: 'false',
     HOST: '127.0.0.1',
     GRPC_HOST: '127.0.0.1',

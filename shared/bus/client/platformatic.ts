@@ -1,4 +1,5 @@
 // The bus's Kafka client on @platformatic/kafka (pure TypeScript, maintained).
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   Admin,
   Consumer,
@@ -98,6 +99,25 @@ export function createPlatformaticClient(options: ClientOptions): KafkaClient {
     return new Map((listed?.partitions ?? []).map((p) => [p.partitionIndex, p.offset]));
   };
 
+  // A created topic is usable once every partition has a leader (kafkajs's waitForLeaders).
+  const leadersOf = async (names: readonly string[]): Promise<void> => {
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      try {
+        const metadata = await admin.metadata({ topics: [...names], forceUpdate: true });
+        const ready = names.every((n) => {
+          const topic = metadata.topics.get(n);
+          return topic !== undefined && topic.partitions.every((p) => p !== undefined && p.leader >= 0);
+        });
+        if (ready) return;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+      }
+      if (Date.now() > deadline) throw new Error(`topics ${names.join(', ')} have no leader after 15 s`);
+      await sleep(100);
+    }
+  };
+
   return {
     name: 'platformatic',
     listTopics: () => translated(() => admin.listTopics()),
@@ -121,6 +141,7 @@ export function createPlatformaticClient(options: ClientOptions): KafkaClient {
             if (ids.length === 0 || ids.some((id) => id !== 'TOPIC_ALREADY_EXISTS')) throw error;
           }
         }
+        await leadersOf(declarations.map((d) => d.name));
       }),
     deleteTopics: (names) => translated(() => admin.deleteTopics({ topics: [...names] })),
     addPartitions: (topic, count) =>
