@@ -107,7 +107,7 @@ export function createPlatformaticClient(options: ClientOptions): KafkaClient {
         const metadata = await admin.metadata({ topics: [...names], forceUpdate: true });
         const ready = names.every((n) => {
           const topic = metadata.topics.get(n);
-          return topic !== undefined && topic.partitions.every((p) => p !== undefined && p.leader >= 0);
+          return topic?.partitions.every((p) => p !== undefined && p.leader >= 0) === true;
         });
         if (ready) return;
       } catch (error) {
