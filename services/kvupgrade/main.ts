@@ -13,6 +13,7 @@ import { createCommandTemplateDriver } from './adapters/command-template-driver.
 import { createEtcdHttp } from './adapters/etcd-http.ts';
 import { createSnapshotTool } from './adapters/etcd-tools.ts';
 import { createLocalProcessDriver } from './adapters/local-process-driver.ts';
+import { certificateFacts, loadTls } from './adapters/tls.ts';
 import { createProgressTopic, readProgressEvents } from './adapters/progress-topic.ts';
 import { loadState, resumeUpgrade, rollback, runUpgrade } from './app/commands.ts';
 import { gatherFacts } from './app/facts.ts';
@@ -45,13 +46,26 @@ async function main(): Promise<number> {
   const credentials = spec.auth
     ? { user: spec.auth.user, password: await readPassword(spec.auth.passwordFile) }
     : undefined;
+  const tls = spec.tls ? await loadTls(spec.tls) : undefined;
+  const certificates = tls ? certificateFacts(tls) : undefined;
   const etcd = createEtcdHttp({
     timeoutMs: spec.options.requestTimeoutMs,
     ...(credentials ? { credentials } : {}),
+    ...(tls ? { tls } : {}),
   });
+  const clock = systemClock;
+  const driver =
+    spec.driver.kind === 'local'
+      ? createLocalProcessDriver({ runDir: spec.driver.runDir, etcdutl: spec.binaries.etcdutl, clock })
+      : createCommandTemplateDriver({ spec: spec.driver, clock });
 
   if (options.command === 'plan') {
-    const plan = evaluatePlan(spec, await gatherFacts(spec, etcd), { allowAuth: options.allowAuth });
+    const facts = await gatherFacts(spec, etcd, {
+      driver,
+      now: clock.now(),
+      ...(certificates ? { certificates } : {}),
+    });
+    const plan = evaluatePlan(spec, facts, { allowAuth: options.allowAuth });
     out(renderPlan(spec, plan));
     return plan.outcome === 'refuse' ? EXIT.refused : EXIT.ok;
   }
@@ -84,11 +98,6 @@ async function main(): Promise<number> {
   producer.catch(() => {}); // observed by the first publish, or below
   try {
     const progress = createProgressTopic({ bus, producer, topic });
-    const clock = systemClock;
-    const driver =
-      spec.driver.kind === 'local'
-        ? createLocalProcessDriver({ runDir: spec.driver.runDir, etcdutl: spec.binaries.etcdutl, clock })
-        : createCommandTemplateDriver({ spec: spec.driver, clock });
     const deps = {
       spec,
       etcd,
@@ -98,7 +107,9 @@ async function main(): Promise<number> {
         etcdutl: spec.binaries.etcdutl,
         timeoutMs: 120_000,
         ...(credentials ? { credentials } : {}),
+        ...(spec.tls ? { tls: spec.tls } : {}),
       }),
+      ...(certificates ? { certificates } : {}),
       progress,
       clock,
       logger,
