@@ -13,8 +13,8 @@ import { createCommandTemplateDriver } from './adapters/command-template-driver.
 import { createEtcdHttp } from './adapters/etcd-http.ts';
 import { createSnapshotTool } from './adapters/etcd-tools.ts';
 import { createLocalProcessDriver } from './adapters/local-process-driver.ts';
-import { certificateFacts, loadTls } from './adapters/tls.ts';
 import { createProgressTopic, readProgressEvents } from './adapters/progress-topic.ts';
+import { certificateFacts, loadTls } from './adapters/tls.ts';
 import { loadState, resumeUpgrade, rollback, runUpgrade } from './app/commands.ts';
 import { gatherFacts } from './app/facts.ts';
 import { renderEvent, renderPlan, renderStatus } from './app/render.ts';

@@ -65,7 +65,9 @@ export function createHttpRequester(tls: TlsMaterial | undefined, defaultTimeout
         (res: IncomingMessage) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+          );
           res.on('error', reject);
         },
       );
@@ -106,7 +108,9 @@ export function serverCertificate(
       socket.destroy();
       reject(unavailable(`${url}: no TLS handshake in ${timeoutMs} ms`));
     });
-    socket.once('error', (error: NodeJS.ErrnoException) => reject(unavailable(`${url}: ${error.code ?? error.message}`, error)));
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      reject(unavailable(`${url}: ${error.code ?? error.message}`, error)),
+    );
   });
 }
 
@@ -132,7 +136,10 @@ export function createEtcdHttp(options: {
     try {
       return await send(`${url}${path}`, init);
     } catch (error) {
-      const cause = (error as { code?: string }).code === 'ABORT_ERR' ? 'TimeoutError' : ((error as { code?: string }).code ?? (error as Error).name);
+      const cause =
+        (error as { code?: string }).code === 'ABORT_ERR'
+          ? 'TimeoutError'
+          : ((error as { code?: string }).code ?? (error as Error).name);
       throw unavailable(
         `${url}${path}: ${cause === 'TimeoutError' ? `no answer in ${timeoutMs} ms` : cause}`,
         error,

@@ -101,7 +101,10 @@ export function createLocalProcessDriver(options: {
       const found = await candidates(member);
       return {
         lookedFor: lookedFor(member),
-        found: found.map((c) => ({ pid: c.pid, flagDifferences: flagDifferences(member.parsedFlags, c.flags) })),
+        found: found.map((c) => ({
+          pid: c.pid,
+          flagDifferences: flagDifferences(member.parsedFlags, c.flags),
+        })),
       };
     },
 

@@ -17,7 +17,10 @@ async function read(file: string, field: string): Promise<Buffer> {
   try {
     return await readFile(file);
   } catch (error) {
-    throw invalidArgument(`${field} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, error);
+    throw invalidArgument(
+      `${field} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      error,
+    );
   }
 }
 
@@ -38,7 +41,9 @@ export async function loadTls(spec: TlsSpec): Promise<TlsMaterial> {
 export function certificateFacts(tls: TlsMaterial): CertificateFacts[] {
   const out: CertificateFacts[] = [];
   const certs = (field: string, file: string, pem: Buffer): X509Certificate[] | undefined => {
-    const blocks = pem.toString('utf8').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
+    const blocks = pem
+      .toString('utf8')
+      .match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
     if (!blocks) {
       out.push({ field, file, error: 'no PEM certificate in it' });
       return undefined;
@@ -51,13 +56,19 @@ export function certificateFacts(tls: TlsMaterial): CertificateFacts[] {
     }
   };
   for (const ca of certs('tls.ca', tls.spec.ca, tls.ca) ?? [])
-    out.push({ field: 'tls.ca', file: tls.spec.ca, subject: ca.subject.replaceAll('\n', ', '), notAfter: Date.parse(ca.validTo) });
+    out.push({
+      field: 'tls.ca',
+      file: tls.spec.ca,
+      subject: ca.subject.replaceAll('\n', ', '),
+      notAfter: Date.parse(ca.validTo),
+    });
   if (tls.cert && tls.key && tls.spec.cert && tls.spec.key) {
     const [leaf] = certs('tls.cert', tls.spec.cert, tls.cert) ?? [];
     if (leaf) {
       let error: string | undefined;
       try {
-        if (!leaf.checkPrivateKey(createPrivateKey(tls.key))) error = `tls.key ${tls.spec.key} is not the key of this certificate`;
+        if (!leaf.checkPrivateKey(createPrivateKey(tls.key)))
+          error = `tls.key ${tls.spec.key} is not the key of this certificate`;
       } catch (e) {
         error = `tls.key ${tls.spec.key}: ${(e as Error).message}`;
       }

@@ -94,16 +94,7 @@ export function validateClusterSpec(raw: unknown, baseDir: string): ClusterSpecO
   const p = new Problems();
   if (!isObj(raw))
     return { ok: false, problems: ['(root): must be a mapping with cluster, binaries, driver and members'] };
-  p.unknownKeys('', raw, [
-    'cluster',
-    'binaries',
-    'backupDir',
-    'driver',
-    'members',
-    'auth',
-    'tls',
-    'options',
-  ]);
+  p.unknownKeys('', raw, ['cluster', 'binaries', 'backupDir', 'driver', 'members', 'auth', 'tls', 'options']);
   const path = (value: string | undefined) =>
     value === undefined ? '' : isAbsolute(value) ? value : resolve(baseDir, value);
 
@@ -219,7 +210,10 @@ function validateTls(
   const key = p.str(raw, 'key', 'tls.key', false);
   const serverName = p.str(raw, 'serverName', 'tls.serverName', false);
   if ((cert === undefined) !== (key === undefined))
-    p.add(cert === undefined ? 'tls.cert' : 'tls.key', 'tls.cert and tls.key go together: set both or neither');
+    p.add(
+      cert === undefined ? 'tls.cert' : 'tls.key',
+      'tls.cert and tls.key go together: set both or neither',
+    );
   if (ca === undefined) return undefined;
   return Object.freeze({
     ca: path(ca),

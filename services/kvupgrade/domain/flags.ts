@@ -55,7 +55,11 @@ export function parseFlags(
     const arg = args[i]!;
     if (arg === '--') {
       if (i + 1 < args.length)
-        return { ok: false, index: i + 1, problem: `${JSON.stringify(args[i + 1])} is not a flag (etcd takes no arguments)` };
+        return {
+          ok: false,
+          index: i + 1,
+          problem: `${JSON.stringify(args[i + 1])} is not a flag (etcd takes no arguments)`,
+        };
       break;
     }
     const match = /^--?([a-zA-Z0-9][a-zA-Z0-9._-]*)(?:=(.*))?$/s.exec(arg);
@@ -67,7 +71,12 @@ export function parseFlags(
       if (value === undefined) flags.push({ name, value: 'true' });
       else if (TRUE.has(value)) flags.push({ name, value: 'true' });
       else if (FALSE.has(value)) flags.push({ name, value: 'false' });
-      else return { ok: false, index: i, problem: `--${name} is a boolean flag: ${JSON.stringify(value)} is not true or false` };
+      else
+        return {
+          ok: false,
+          index: i,
+          problem: `--${name} is a boolean flag: ${JSON.stringify(value)} is not true or false`,
+        };
     } else if (value !== undefined) {
       flags.push({ name, value });
     } else if (i + 1 < args.length) {
@@ -98,7 +107,8 @@ export function flagDifferences(expected: readonly Flag[], actual: readonly Flag
     if (other === undefined) out.push(`--${name}=${value} is missing`);
     else if (other !== value) out.push(`--${name} is ${JSON.stringify(other)}, not ${JSON.stringify(value)}`);
   }
-  for (const [name, value] of have) if (!want.has(name)) out.push(`--${name}=${value} is not in the cluster file`);
+  for (const [name, value] of have)
+    if (!want.has(name)) out.push(`--${name}=${value} is not in the cluster file`);
   return out;
 }
 

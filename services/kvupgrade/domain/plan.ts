@@ -432,7 +432,11 @@ function tlsChecks(
       c.notAfter - now < CERTIFICATE_WARN_MS,
   );
   if (broken.length > 0)
-    add('tls', 'refuse', `certificates that do not load: ${broken.map((c) => `${where(c)}: ${c.error}`).join('; ')}`);
+    add(
+      'tls',
+      'refuse',
+      `certificates that do not load: ${broken.map((c) => `${where(c)}: ${c.error}`).join('; ')}`,
+    );
   if (expired.length > 0)
     add(
       'tls',
@@ -444,19 +448,22 @@ function tlsChecks(
       'tls',
       'warn',
       `certificates expiring within 30 days: ${soon
-        .map((c) => `${where(c)} (${c.subject}) in ${Math.floor((c.notAfter! - now) / day)} days, ${new Date(c.notAfter!).toISOString()}`)
+        .map(
+          (c) =>
+            `${where(c)} (${c.subject}) in ${Math.floor((c.notAfter! - now) / day)} days, ${new Date(c.notAfter!).toISOString()}`,
+        )
         .join('; ')}`,
     );
   const noHandshake = facts.members.filter((m) => !m.health.ok);
   if (broken.length === 0 && expired.length === 0 && soon.length === 0) {
-    const first = all
-      .filter((c) => c.notAfter !== undefined)
-      .sort((a, b) => a.notAfter! - b.notAfter!)[0];
+    const first = all.filter((c) => c.notAfter !== undefined).sort((a, b) => a.notAfter! - b.notAfter!)[0];
     add(
       'tls',
       'pass',
       `${all.length} certificates load (${(facts.certificates ?? []).map((c) => `${c.field} ${c.subject}`).join(', ')})` +
-        (first ? `; the first to expire is ${where(first)} on ${new Date(first.notAfter!).toISOString().slice(0, 10)}` : '') +
+        (first
+          ? `; the first to expire is ${where(first)} on ${new Date(first.notAfter!).toISOString().slice(0, 10)}`
+          : '') +
         (noHandshake.length === 0 ? '; every member answers over TLS with them' : ''),
     );
   }
