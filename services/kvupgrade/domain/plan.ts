@@ -359,7 +359,7 @@ function processChecks(facts: ClusterFacts, add: (c: string, s: VerdictStatus, m
     if (p.found.length !== 1) {
       const pids = p.found.map((f) => f.pid).filter((pid) => pid !== undefined);
       problems.push(
-        `${m.name}: ${p.found.length === 0 ? 'no' : p.found.length} running process${p.found.length === 1 ? '' : 'es'} found${pids.length > 0 ? ` (pids ${pids.join(', ')})` : ''}, expected exactly one; looked for ${p.lookedFor}`,
+        `${m.name}: ${p.found.length === 0 ? 'no' : p.found.length} running process${p.found.length > 1 ? 'es' : ''} found${pids.length > 0 ? ` (pids ${pids.join(', ')})` : ''}, expected exactly one; looked for ${p.lookedFor}`,
       );
       continue;
     }
