@@ -142,6 +142,15 @@ describe('kvupgrade on members started by hand as `--name m1` while the cluster 
       expect(pid).not.toBe(byHand.get(m.name));
       expect(await readFile(`/proc/${pid}/cmdline`, 'utf8')).toContain(`--name=${m.name}`);
     }
+    // A start while the member runs is refused and its PID file stays as it is.
+    const m1 = cluster.spec.members[0]!;
+    const pidFile = join(cluster.dir, 'run', 'm1.pid');
+    const before = await readFile(pidFile, 'utf8');
+    await expect(cluster.driver.start(m1, cluster.bin.etcd35, '3.5.16')).rejects.toThrow(
+      `m1 is already running (pid ${before.trim()})`,
+    );
+    expect(await readFile(pidFile, 'utf8')).toBe(before);
+
     const events = await progressEvents(infra, cluster.name);
     const stops = events.filter((e) => e.step === 'member-stopped');
     expect(stops).toHaveLength(3);
