@@ -50,6 +50,12 @@ async function stopByHand(member: TestMember): Promise<void> {
   );
 }
 
+const jsonLines = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
 const alive = async (pid: number) => (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')) !== '';
 
 beforeAll(async () => {
@@ -120,6 +126,29 @@ describe('kvupgrade on members started by hand as `--name m1` while the cluster 
       const run = await runKvupgrade(infra, ['run', '--cluster', cluster.file]);
       expect(run.code).toBe(3);
       expect(run.stdout).toContain(`check v3-database: refuse: m1 has no v3 database (${db} is missing)`);
+      // For a pipeline: one JSON document per check, then the plan and the result.
+      const asJson = await runKvupgrade(infra, ['plan', '--cluster', cluster.file, '--output', 'json']);
+      expect(asJson.code).toBe(3);
+      const docs = jsonLines(asJson.stdout);
+      expect(docs.filter((d) => d.type === 'check' && d.status === 'refuse')).toEqual([
+        { type: 'check', check: 'v3-database', status: 'refuse', message: expect.stringContaining(db) },
+      ]);
+      expect(docs.at(-2)).toMatchObject({
+        type: 'plan',
+        cluster: cluster.name,
+        outcome: 'refuse',
+        refused: ['v3-database'],
+      });
+      expect(docs.at(-1)).toEqual({
+        type: 'result',
+        command: 'plan',
+        cluster: cluster.name,
+        cluster_file: cluster.file,
+        outcome: 'refuse',
+        phase: null,
+        exit_code: 3,
+        message: 'plan: refuse',
+      });
       for (const m of cluster.members) expect(await alive(byHand.get(m.name)!)).toBe(true);
       expect(story(await progressEvents(infra, cluster.name))).toEqual([]);
     } finally {
@@ -130,10 +159,19 @@ describe('kvupgrade on members started by hand as `--name m1` while the cluster 
   it('run stops each member for real, starts 3.5 on free ports and records the new PIDs; no write lost', async () => {
     const endpoints = cluster.members.map((m) => m.clientUrl);
     const writer = startWriter(endpoints);
-    const run = await runKvupgrade(infra, ['run', '--cluster', cluster.file]);
+    const run = await runKvupgrade(infra, ['run', '--cluster', cluster.file, '--output', 'json']);
     const report = await writer.stop();
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(run.stdout).not.toContain('address already in use');
+    // --output json: every check and step as an event document, then the result.
+    const docs = jsonLines(run.stdout);
+    expect(docs.filter((d) => d.type === 'event' && d.kind === 'check').map((d) => d.step)).toContain(
+      'processes',
+    );
+    expect(
+      docs.filter((d) => d.type === 'event' && d.kind === 'transition' && d.step === 'member-stopped'),
+    ).toHaveLength(3);
+    expect(docs.at(-1)).toMatchObject({ type: 'result', command: 'run', outcome: 'completed', exit_code: 0 });
     for (const m of cluster.members) {
       expect(await cluster.etcd.version(m.clientUrl)).toEqual({ server: '3.5.16', cluster: '3.5.0' });
       // The hand-started 3.4 process is gone; the PID file names the live 3.5 process.
