@@ -1,4 +1,5 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -49,9 +50,34 @@ export interface EtcdTestCluster {
   destroy(): Promise<void>;
 }
 
+/** Whether nothing listens on 127.0.0.1:port (a listen succeeds). */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 /**
- * A real etcd cluster of the Debian binaries on 127.0.0.1: client ports basePort+i, peer ports
- * basePort+10+i, data and logs under a temp folder. Choose a basePort per test file (23xxx-24xxx).
+ * `preferred` when its client and peer ports are all free, otherwise another base in 25000-31900:
+ * other engineers run the same test files on this machine, with the same preferred ports.
+ */
+async function freeBasePort(preferred: number, size: number): Promise<number> {
+  const ports = (base: number) => Array.from({ length: size }, (_, i) => [base + i, base + 10 + i]).flat();
+  const allFree = async (base: number) => (await Promise.all(ports(base).map(portFree))).every(Boolean);
+  if (await allFree(preferred)) return preferred;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 25_000 + 100 * Math.floor(Math.random() * 70);
+    if (await allFree(base)) return base;
+  }
+  throw new Error(`no free ports for an etcd cluster near ${preferred}`);
+}
+
+/**
+ * A real etcd cluster of the Debian binaries on 127.0.0.1: client ports base+i, peer ports
+ * base+10+i, data and logs under a temp folder. `basePort` is a preference per test file
+ * (23xxx-24xxx); when any of its ports is taken, free ones are picked (read the URLs from `members`).
  */
 export async function createEtcdCluster(options: {
   readonly infra: InfraEnv;
@@ -62,7 +88,8 @@ export async function createEtcdCluster(options: {
   /** Client and peer TLS with client certificate authentication (certificates made with openssl). */
   readonly tls?: boolean;
 }): Promise<EtcdTestCluster> {
-  const { infra, basePort, size = 3 } = options;
+  const { infra, size = 3 } = options;
+  const basePort = await freeBasePort(options.basePort, size);
   const name = uniqueName('etcd');
   const dir = await mkdtemp(join(tmpdir(), 'kvupgrade-'));
   const certs = options.tls ? await makeCertificates(join(dir, 'tls')) : undefined;
