@@ -96,6 +96,20 @@ describe('kvupgrade on a 3.4.23 cluster with client and peer TLS and client cert
       /\[REFUSE\] tls: certificates that do not load: tls\.cert .*client\.crt: tls\.key .* is not the key of this certificate/,
     );
 
+    // serverName: the member certificate names DNS:localhost (and IP:127.0.0.1), not etcd.example.
+    const named = await cluster.rewrite((raw) => {
+      raw.tls = { ca: certs.ca, cert: certs.clientCert, key: certs.clientKey, serverName: 'localhost' };
+    });
+    expect((await runKvupgrade(infra, ['plan', '--cluster', named.file])).code).toBe(0);
+    const misnamed = await cluster.rewrite((raw) => {
+      raw.tls = { ca: certs.ca, cert: certs.clientCert, key: certs.clientKey, serverName: 'etcd.example' };
+    });
+    const wrongName = await runKvupgrade(infra, ['plan', '--cluster', misnamed.file]);
+    expect(wrongName.code).toBe(3);
+    expect(wrongName.stdout).toContain(
+      `[REFUSE] health: unhealthy: m1 (${cluster.members[0]!.clientUrl}/health: ERR_TLS_CERT_ALTNAME_INVALID)`,
+    );
+
     cluster = await cluster.rewrite((raw) => {
       raw.tls = { ca: certs.ca, cert: certs.clientCert, key: certs.clientKey };
     });
