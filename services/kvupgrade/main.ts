@@ -50,6 +50,14 @@ async function main(): Promise<number> {
   if (options.output === 'json')
     json = { command: options.command, clusterFile: options.cluster, cluster: null };
   const asJson = options.output === 'json';
+  const settings = readKvupgradeSettings(process.env);
+  // stdout is for people; logs go to stderr, synchronously so none are lost at exit.
+  const logger = createLogger(
+    { name: 'kvupgrade', level: settings.logLevel },
+    pino.destination({ fd: 2, sync: true }),
+  );
+  const spec = await loadClusterFile(options.cluster);
+  if (json) json.cluster = spec.name;
   /** Prints the text for people, or the result line for pipelines; returns the exit code. */
   const finish = (code: number, text: string, outcome: string, phase: string | null): number => {
     if (asJson)
@@ -67,14 +75,6 @@ async function main(): Promise<number> {
     else out(text);
     return code;
   };
-  const settings = readKvupgradeSettings(process.env);
-  // stdout is for people; logs go to stderr, synchronously so none are lost at exit.
-  const logger = createLogger(
-    { name: 'kvupgrade', level: settings.logLevel },
-    pino.destination({ fd: 2, sync: true }),
-  );
-  const spec = await loadClusterFile(options.cluster);
-  if (json) json.cluster = spec.name;
   const credentials = spec.auth
     ? { user: spec.auth.user, password: await readPassword(spec.auth.passwordFile) }
     : undefined;
