@@ -70,6 +70,7 @@ ensure_packages() {
   [ -n "$(pg_bin)" ] || missing+=(postgresql)
   command -v psql >/dev/null || missing+=(postgresql-client)
   command -v kcat >/dev/null || missing+=(kcat)
+  command -v openssl >/dev/null || missing+=(openssl) # kvupgrade's TLS etcd tests make their certificates
   command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
   command -v mvn >/dev/null || missing+=(maven)
   [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import avro' 2>/dev/null || missing+=(python3-avro)
