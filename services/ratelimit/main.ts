@@ -70,6 +70,7 @@ try {
       hostPorts: settings.memcacheHostPort.split(',').filter((h) => h.trim() !== ''),
       srv: settings.memcacheSrv,
       srvRefreshMs: settings.memcacheSrvRefreshMs,
+      srvDnsServer: settings.memcacheSrvDnsServer,
       maxIdleConns: settings.memcacheMaxIdleConns,
       expirationJitterMaxSeconds: settings.expirationJitterMaxSeconds,
       timeoutMs: settings.redisTimeoutMs,

@@ -202,6 +202,11 @@ export const ratelimitSettingsSpec = {
   memcacheHostPort: str('MEMCACHE_HOST_PORT', '', 'comma-separated host:port list'),
   memcacheSrv: str('MEMCACHE_SRV', '', 'an SRV record name such as _memcache._tcp.example.com'),
   memcacheSrvRefreshMs: duration('MEMCACHE_SRV_REFRESH', '0'),
+  memcacheSrvDnsServer: str(
+    'MEMCACHE_SRV_DNS_SERVER',
+    '',
+    "host:port of the DNS server asked for MEMCACHE_SRV (ours, not the reference's); empty: the system resolver",
+  ),
   memcacheMaxIdleConns: int('MEMCACHE_MAX_IDLE_CONNS', 2, { min: 1, max: 1_000 }),
   shutdownDeadlineMs: int('SHUTDOWN_DEADLINE_MS', 10_000, { min: 100, max: 600_000 }),
 };

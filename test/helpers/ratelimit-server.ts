@@ -136,15 +136,16 @@ export async function startRatelimitServer(
   };
 
   try {
-    await waitFor(
+    const outcome = await waitFor(
       'the rate limit service to listen',
       async () => {
-        if (exitCode !== undefined) throw new Error(`the process exited with code ${exitCode}`);
+        if (exitCode !== undefined) return 'exited';
         const res = await http(httpPort, '/healthcheck');
-        return options.waitForHealthy === false || res.status === 200;
+        return (options.waitForHealthy === false || res.status === 200) && 'listening';
       },
       { timeoutMs: options.readyTimeoutMs ?? 30_000, intervalMs: 100 },
     );
+    if (outcome === 'exited') throw new Error(`the process exited with code ${exitCode}`);
   } catch (error) {
     await server.stop();
     throw new Error(`rate limit service did not start: ${(error as Error).message}\n${output}`);
