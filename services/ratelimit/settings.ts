@@ -1,5 +1,6 @@
 // Every setting of the rate limit service, under envoyproxy/ratelimit's names and defaults
 // (reference 5.7), plus the Kafka broadcast. Read once, checked all at once, frozen.
+import { availableParallelism } from 'node:os';
 import { kafkaSettings } from '../../shared/bus/kafka.ts';
 import {
   bool,
@@ -109,6 +110,13 @@ const REDIS_URL_ALLOWED =
 export const LOG_LEVEL_NAMES = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'panic'] as const;
 
 export const ratelimitSettingsSpec = {
+  // Processes
+  ratelimitWorkers: int('RATELIMIT_WORKERS', availableParallelism(), { min: 1, max: 256 }),
+  ratelimitWorkerNodeOptions: str(
+    'RATELIMIT_WORKER_NODE_OPTIONS',
+    '',
+    'node/V8 options for the decision workers, such as --max-semi-space-size=16',
+  ),
   // Listeners
   host: str('HOST', '0.0.0.0', 'an address for the HTTP listener (/json, /healthcheck)'),
   port: port('PORT', 8080),

@@ -52,6 +52,8 @@ export async function startRatelimitServer(
     PORT: String(httpPort),
     GRPC_PORT: String(grpcPort),
     DEBUG_PORT: String(debugPort),
+    // One process unless a test asks for workers: 2 cores are shared by every test run.
+    RATELIMIT_WORKERS: '1',
     REDIS_SOCKET_TYPE: 'tcp',
     REDIS_POOL_SIZE: '2',
     REDIS_STARTUP_INITIAL_INTERVAL: '100ms',
