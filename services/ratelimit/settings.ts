@@ -166,6 +166,8 @@ export const ratelimitSettingsSpec = {
   localCacheSizeInBytes: int('LOCAL_CACHE_SIZE_IN_BYTES', 0, { min: 0, max: 2 ** 40 }),
   nearLimitRatio: num('NEAR_LIMIT_RATIO', 0.8, { min: 0, max: 1 }),
   cacheKeyPrefix: str('CACHE_KEY_PREFIX', '', 'text put before every cache key'),
+  stopCacheKeyIncrementWhenOverlimit: bool('STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT', false),
+  responseDynamicMetadata: bool('RESPONSE_DYNAMIC_METADATA', false),
   shadowMode: bool('SHADOW_MODE', false),
   quotaMode: bool('QUOTA_MODE', false),
   limitResponseHeadersEnabled: bool('LIMIT_RESPONSE_HEADERS_ENABLED', false),

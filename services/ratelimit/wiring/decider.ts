@@ -129,6 +129,9 @@ export async function startDecider(options: {
     localCache,
     stats,
     clock: systemClock,
+    // Redis only, as in the reference: memcached's counts are read before its increments anyway.
+    stopIncrementWhenOverLimit:
+      settings.stopCacheKeyIncrementWhenOverlimit && settings.backendType === 'redis',
     options: {
       cacheKeyPrefix: settings.cacheKeyPrefix,
       nearLimitRatio: settings.nearLimitRatio,
