@@ -17,6 +17,7 @@ import {
   UNLIMITED_STATUS,
   validateRequest,
 } from './domain/decision.ts';
+import { dynamicMetadata } from './domain/dynamic-metadata.ts';
 import type { OverLimitCache } from './domain/local-cache.ts';
 import { type Counter, SERVICE_STATS, type StatsStore } from './domain/stats.ts';
 import type { CounterIncrement, CounterStore } from './ports.ts';
@@ -39,6 +40,8 @@ export interface RateLimitServiceDeps {
    * refuses does not consume the other limits' quota. Costs a read round trip first.
    */
   readonly stopIncrementWhenOverLimit?: boolean;
+  /** RESPONSE_DYNAMIC_METADATA: answers carry the request and the limits' metadata. */
+  readonly dynamicMetadata?: boolean;
 }
 
 type LimitCheck = Extract<Check, { kind: 'limit' }>;
@@ -105,7 +108,9 @@ export function createRateLimitService(deps: RateLimitServiceDeps): RateLimitSer
           statuses[i] = status;
         }
       }
-      return assembleDecision(checks, statuses, options, globalShadowMode);
+      const decision = assembleDecision(checks, statuses, options, globalShadowMode);
+      if (!deps.dynamicMetadata) return decision;
+      return { ...decision, dynamicMetadata: dynamicMetadata(request, checks, decision.statuses) };
     },
   };
 }

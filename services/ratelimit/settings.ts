@@ -156,6 +156,12 @@ export const ratelimitSettingsSpec = {
   statsdPort: port('STATSD_PORT', 8125),
   statsFlushIntervalMs: duration('STATS_FLUSH_INTERVAL', '10s'),
   extraTags: tags('EXTRA_TAGS'),
+  useDogStatsd: bool('USE_DOG_STATSD', false),
+  useDogStatsdMogrifiers: str(
+    'USE_DOG_STATSD_MOGRIFIERS',
+    '',
+    'comma-separated mogrifier names; each reads DOG_STATSD_MOGRIFIERS_<NAME>_PATTERN, _NAME and _TAGS',
+  ),
   disableStats: bool('DISABLE_STATS', false),
   usePrometheus: bool('USE_PROMETHEUS', false),
   prometheusAddr: str('PROMETHEUS_ADDR', ':9090', '[host]:port'),
@@ -246,8 +252,60 @@ export function readRatelimitSettings(env: Env) {
   }
   if (settings.configType === 'KAFKA' && settings.configKafkaKey === '')
     problems.push('CONFIG_KAFKA_KEY must not be empty when CONFIG_TYPE=KAFKA');
+  const dogStatsdMogrifiers = readMogrifiers(env, settings.useDogStatsdMogrifiers, problems);
   if (problems.length > 0) throw new SettingsError(problems);
-  return settings;
+  return Object.freeze({ ...settings, dogStatsdMogrifiers });
+}
+
+/** A DogStatsD mogrifier: a stat name matching `pattern` is sent as `name` with `tags` ($1.. from the match). */
+export interface Mogrifier {
+  readonly pattern: RegExp;
+  readonly name: string;
+  readonly tags: ReadonlyArray<readonly [string, string]>;
+}
+
+/** USE_DOG_STATSD_MOGRIFIERS=A,B and DOG_STATSD_MOGRIFIERS_A_{PATTERN,NAME,TAGS} (envoyproxy/ratelimit godogstats). */
+function readMogrifiers(env: Env, names: string, problems: string[]): readonly Mogrifier[] {
+  const mogrifiers: Mogrifier[] = [];
+  for (const name of names
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '')) {
+    const variable = (part: string) => `DOG_STATSD_MOGRIFIERS_${name}_${part}`;
+    const patternText = env[variable('PATTERN')] ?? '';
+    const target = env[variable('NAME')] ?? '';
+    const tagsText = env[variable('TAGS')] ?? '';
+    let pattern: RegExp | undefined;
+    if (patternText === '')
+      problems.push(
+        `${variable('PATTERN')} must be set: mogrifier ${name} is listed in USE_DOG_STATSD_MOGRIFIERS`,
+      );
+    else {
+      try {
+        pattern = new RegExp(patternText);
+      } catch (error) {
+        problems.push(
+          `${variable('PATTERN')}=${JSON.stringify(patternText)} is not allowed: a regular expression (${(error as Error).message})`,
+        );
+      }
+    }
+    if (target === '')
+      problems.push(
+        `${variable('NAME')} must be set: mogrifier ${name} is listed in USE_DOG_STATSD_MOGRIFIERS`,
+      );
+    const tags: Array<[string, string]> = [];
+    for (const pair of tagsText.split(',').filter((p) => p.trim() !== '')) {
+      const colon = pair.indexOf(':');
+      if (colon <= 0)
+        problems.push(
+          `${variable('TAGS')}=${JSON.stringify(tagsText)} is not allowed: comma-separated key:value pairs`,
+        );
+      else tags.push([pair.slice(0, colon).trim(), pair.slice(colon + 1).trim()]);
+    }
+    if (pattern !== undefined && target !== '')
+      mogrifiers.push(Object.freeze({ pattern, name: target, tags }));
+  }
+  return Object.freeze(mogrifiers);
 }
 
 /** One Redis connection's settings: the main store's, or the per-second store's. */

@@ -109,12 +109,13 @@ export async function startDecider(options: {
       gauges,
     }),
   ];
-  if (settings.useStatsd && !settings.disableStats) {
+  if ((settings.useStatsd || settings.useDogStatsd) && !settings.disableStats) {
     const statsd = startStatsdSink({
       host: settings.statsdHost,
       port: settings.statsdPort,
       intervalMs: settings.statsFlushIntervalMs,
       extraTags: settings.extraTags,
+      dogStatsd: settings.useDogStatsd ? { mogrifiers: settings.dogStatsdMogrifiers } : undefined,
       stats,
       gauges,
       logger,
@@ -130,6 +131,7 @@ export async function startDecider(options: {
     stats,
     clock: systemClock,
     // Redis only, as in the reference: memcached's counts are read before its increments anyway.
+    dynamicMetadata: settings.responseDynamicMetadata,
     stopIncrementWhenOverLimit:
       settings.stopCacheKeyIncrementWhenOverlimit && settings.backendType === 'redis',
     options: {
