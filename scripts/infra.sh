@@ -67,6 +67,11 @@ ensure_packages() {
   command -v redis-server >/dev/null || missing+=(redis-server)
   command -v redis-cli >/dev/null || missing+=(redis-tools)
   command -v memcached >/dev/null || missing+=(memcached)
+  # The ratelimit topology tests start their own sentinels, TLS Redis (certificates from openssl)
+  # and a dnsmasq serving SRV records.
+  command -v redis-sentinel >/dev/null || missing+=(redis-sentinel)
+  command -v openssl >/dev/null || missing+=(openssl)
+  command -v dnsmasq >/dev/null || missing+=(dnsmasq-base)
   [ -n "$(pg_bin)" ] || missing+=(postgresql)
   command -v psql >/dev/null || missing+=(postgresql-client)
   command -v kcat >/dev/null || missing+=(kcat)

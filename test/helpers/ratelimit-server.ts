@@ -55,6 +55,8 @@ export async function startRatelimitServer(
     PORT: String(httpPort),
     GRPC_PORT: String(grpcPort),
     DEBUG_PORT: String(debugPort),
+    // One process unless a test asks for workers: 2 cores are shared by every test run.
+    RATELIMIT_WORKERS: '1',
     REDIS_SOCKET_TYPE: 'tcp',
     REDIS_POOL_SIZE: '2',
     REDIS_STARTUP_INITIAL_INTERVAL: '100ms',
@@ -139,15 +141,16 @@ export async function startRatelimitServer(
   };
 
   try {
-    await waitFor(
+    const outcome = await waitFor(
       'the rate limit service to listen',
       async () => {
-        if (exitCode !== undefined) throw new Error(`the process exited with code ${exitCode}`);
+        if (exitCode !== undefined) return 'exited';
         const res = await http(httpPort, '/healthcheck');
-        return options.waitForHealthy === false || res.status === 200;
+        return (options.waitForHealthy === false || res.status === 200) && 'listening';
       },
       { timeoutMs: options.readyTimeoutMs ?? 30_000, intervalMs: 100 },
     );
+    if (outcome === 'exited') throw new Error(`the process exited with code ${exitCode}`);
   } catch (error) {
     await server.stop();
     throw new Error(`rate limit service did not start: ${(error as Error).message}\n${output}`);
