@@ -14,6 +14,8 @@ import {
 import { cmaes, DEFAULT_CMAES_OPTIONS } from './models/cmaes.ts';
 import { DEFAULT_MULTIVARIATE_TPE_OPTIONS, multivariateTpe } from './models/multivariate-tpe.ts';
 import { DEFAULT_TPE_OPTIONS, tpe } from './models/tpe.ts';
+import { darts } from './nas/darts.ts';
+import { enas } from './nas/enas.ts';
 import {
   checkCmaesSpace,
   readBayesianOptimizationSettings,
@@ -81,4 +83,6 @@ export const ALGORITHMS: ReadonlyMap<string, AnyAlgorithm> = new Map<string, Any
   ['sobol', sobol],
   ['hyperband', hyperband],
   ['pbt', pbt],
+  ['enas', enas],
+  ['darts', darts],
 ]);
