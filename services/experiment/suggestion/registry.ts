@@ -86,3 +86,13 @@ export const ALGORITHMS: ReadonlyMap<string, AnyAlgorithm> = new Map<string, Any
   ['enas', enas],
   ['darts', darts],
 ]);
+
+/** The architecture-search algorithms: their search space is nas_config, not parameter_specs. */
+export const NAS_ALGORITHM_NAMES: readonly string[] = [...ALGORITHMS]
+  .filter(([, algorithm]) => algorithm.checkNasConfig !== undefined)
+  .map(([name]) => name);
+
+/** The hyperparameter-search algorithms (parameter_specs). */
+export const HP_ALGORITHM_NAMES: readonly string[] = [...ALGORITHMS.keys()].filter(
+  (name) => !NAS_ALGORITHM_NAMES.includes(name),
+);
