@@ -195,7 +195,8 @@ export function parameterValues(
     const increment = min + step - min;
     const values: number[] = [];
     for (let i = 0; i < count; i++) values.push(min + i * increment);
-    while (values.length > 1 && values.at(-1)! > max) values.pop();
+    // Katib deletes one last value above max (numpy may leave 0.30000000000000004 for max 0.3).
+    if (values.length > 1 && values.at(-1)! > max) values.pop();
     return { values, kind: 'double' };
   }
   // Katib's SearchSpace leaves DISCRETE (and anything else) out of the operation's parameters.
