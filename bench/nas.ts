@@ -22,11 +22,7 @@ const settings = readSettings(
     perRound: int('BENCH_PER_ROUND', 4, { min: 1, max: 50 }),
     layers: int('BENCH_LAYERS', 6, { min: 1, max: 20 }),
     noise: str('BENCH_NOISE', '0.02', 'a standard deviation, e.g. 0.02'),
-    learningRates: str(
-      'BENCH_LEARNING_RATES',
-      '5e-5,0.05',
-      'comma-separated controller_learning_rate values',
-    ),
+    learningRates: str('BENCH_LEARNING_RATES', '0.05', 'comma-separated controller_learning_rate values'),
   },
   process.env,
 );
