@@ -45,7 +45,8 @@ export async function openKafkaControllerStateStore(options: {
         );
         return;
       }
-      states.set(event.key, event.payload.state);
+      // A plain Uint8Array, as every store returns (the decoder hands a Buffer over the fetched batch).
+      states.set(event.key, Uint8Array.from(event.payload.state));
     },
     onUndecodable: (record, reason) => {
       const key = record.key?.toString('utf8');
