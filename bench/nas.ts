@@ -125,12 +125,13 @@ function trialOf(name: string, architecture: string, value: number): Trial__Outp
   };
 }
 
+const print = (line: string) => void process.stdout.write(`${line}\n`);
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const f3 = (x: number) => x.toFixed(3);
 const quartiles = (xs: readonly number[]) =>
   `median ${f3(percentile(xs, 50))} (q1 ${f3(percentile(xs, 25))}, q3 ${f3(percentile(xs, 75))})`;
 
-console.log(
+print(
   `enas on a synthetic architecture problem: ${settings.seeds} seeds × ${settings.rounds} rounds × ${settings.perRound} trials, ${settings.layers} layers, ${OPERATIONS} operations, noise σ ${NOISE}`,
 );
 const randomMeans: number[] = [];
@@ -141,7 +142,7 @@ for (let seed = 0; seed < settings.seeds; seed++) {
   const count = (settings.rounds - FIRST_SCORED_ROUND + 1) * settings.perRound;
   randomMeans.push(mean(Array.from({ length: count }, () => reward(p, randomArchitecture(rng), noise))));
 }
-console.log(`random architectures              mean reward ${quartiles(randomMeans)}`);
+print(`random architectures              mean reward ${quartiles(randomMeans)}`);
 
 for (const learningRate of settings.learningRates.split(',')) {
   const means: number[] = [];
@@ -177,10 +178,10 @@ for (const learningRate of settings.learningRates.split(',')) {
     means.push(mean(scored));
   }
   const wins = means.filter((m, i) => m > randomMeans[i]!).length;
-  console.log(
+  print(
     `enas lr ${learningRate.padEnd(8)} rounds ${FIRST_SCORED_ROUND}-${settings.rounds}  mean reward ${quartiles(means)}; beats random on ${wins}/${settings.seeds} seeds; margin of medians ${f3(percentile(means, 50) - percentile(randomMeans, 50))}`,
   );
-  console.log(
+  print(
     `  GetSuggestions (in process, ${settings.perRound} proposals, state decoded/trained/encoded): median ${percentile(callMs, 50).toFixed(1)} ms, p90 ${percentile(callMs, 90).toFixed(1)} ms, max ${Math.max(...callMs).toFixed(1)} ms`,
   );
 }
