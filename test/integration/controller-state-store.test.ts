@@ -20,7 +20,8 @@ import { type LogLine, memoryLogger } from '../helpers/memory-logger.ts';
 // compacted topic, where a second instance must see every save the first one had acknowledged.
 
 const infra = inject('infra');
-const TOPIC = TOPICS.nasControllerState;
+// A topic of this run, declared as the real one (compacted, 16 MiB messages), deleted at the end.
+const TOPIC = { ...TOPICS.nasControllerState, name: uniqueName('test.nas-controller-state') };
 let bus: Bus;
 let producer: EventProducer;
 const opened: KafkaControllerStateStore[] = [];
@@ -33,6 +34,7 @@ const openKafka = async (): Promise<KafkaControllerStateStore> => {
     clock: systemClock,
     logger: log.logger,
     catchUpTimeoutMs: 10_000,
+    topic: TOPIC.name,
   });
   opened.push(store);
   return store;
@@ -53,6 +55,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const store of opened) await store.close();
   await producer?.disconnect();
+  await bus?.client.deleteTopics([TOPIC.name]).catch(() => undefined);
   await bus?.close();
 });
 
@@ -77,6 +80,19 @@ contract('memory', async () => {
   return [store, store];
 });
 contract('kafka (two instances)', async () => [await openKafka(), await openKafka()]);
+
+describe('kafka store: the largest state enas keeps', () => {
+  it('saves and reads back a 12 MiB state (the topic takes 16 MiB messages)', async () => {
+    const [a, b] = [await openKafka(), await openKafka()];
+    const experiment = uniqueName('large');
+    const state = new Uint8Array(12 * 1024 * 1024);
+    for (let i = 0; i < state.length; i += 4096) state[i] = (i / 4096) % 251;
+    await a.save(experiment, { algorithmName: 'enas', trialCount: 1, state });
+    const read = await b.latest(experiment);
+    expect(read?.length).toBe(state.length);
+    expect(Buffer.from(read!).equals(Buffer.from(state))).toBe(true);
+  });
+});
 
 describe('kafka store: what it cannot read', () => {
   it('a record that is not Avro is no state (logged); a tombstone deletes the state', async () => {
@@ -113,8 +129,7 @@ describe('kafka store: what it cannot read', () => {
     const late = await openKafka();
     expect(await late.latest(broken)).toBeUndefined();
     expect(await late.latest(deleted)).toBeUndefined();
-    // Every open instance follows the topic and says so (at least the two above); the topic is shared
-    // with earlier runs, whose broken records are logged too.
+    // Every open instance follows the topic and says so (at least the two above).
     const warnings = log.lines.filter(
       (l) => l.msg === 'controller state does not decode; treated as none' && l.experiment === broken,
     );

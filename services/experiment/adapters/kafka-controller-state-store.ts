@@ -15,8 +15,6 @@ import type { Clock } from '../../../shared/clock.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import type { ControllerStateStore } from '../ports.ts';
 
-const TOPIC = TOPICS.nasControllerState.name;
-
 export interface KafkaControllerStateStore extends ControllerStateStore {
   /** Stops following the topic. */
   close(): Promise<void>;
@@ -29,8 +27,11 @@ export async function openKafkaControllerStateStore(options: {
   readonly logger: Logger;
   /** How long `latest` waits to read the topic to its end before UNAVAILABLE. */
   readonly catchUpTimeoutMs: number;
+  /** The state topic; experiment.nas-controller-state unless a test brings its own. */
+  readonly topic?: string;
 }): Promise<KafkaControllerStateStore> {
   const { bus, producer, clock, catchUpTimeoutMs } = options;
+  const TOPIC = options.topic ?? TOPICS.nasControllerState.name;
   const logger = options.logger.child({ component: 'controller-state-store' });
   const states = new Map<string, Uint8Array>();
   const reader: TopicReader = await readTopic(bus, {
