@@ -150,6 +150,17 @@ describe('enas and darts through the real server, from a Python grpcio client', 
     }
     expect(restartedRounds).toEqual(steadyRounds);
 
+    // Two instances running side by side, rounds alternating between them: each continues from the
+    // state the other saved a moment before.
+    const shared = uniqueName('nas-shared');
+    const pair = [servers.at(-1)!, await startServer()];
+    const sharedRounds: Round[] = [];
+    for (let r = 0; r < ROUNDS; r++)
+      sharedRounds.push(
+        await client<Round>(pair[r % 2]!, 'round', shared, join(dir, 'shared.json'), String(PER_ROUND)),
+      );
+    expect(sharedRounds).toEqual(steadyRounds);
+
     // The controller learned: round 1 is the fresh policy, the later ones differ from it.
     expect(new Set(steadyRounds.map((r) => JSON.stringify(r.architectures))).size).toBe(ROUNDS);
     for (const round of steadyRounds)
