@@ -17,6 +17,7 @@ import { SettingsError } from '../../shared/settings.ts';
 import { createDbManagerHandlers } from './adapters/dbmanager-grpc.ts';
 import { startEarlyStoppingWorker } from './adapters/early-stopping-worker.ts';
 import { createEarlyStoppingHandlers, createRemoteCurves } from './adapters/earlystopping-grpc.ts';
+import { openKafkaControllerStateStore } from './adapters/kafka-controller-state-store.ts';
 import { startPersistenceWorker } from './adapters/persistence-worker.ts';
 import { openPostgresObservationStore } from './adapters/postgres-observation-store.ts';
 import { createReadBarrier } from './adapters/read-barrier.ts';
@@ -60,6 +61,8 @@ try {
       (topic) => [topic, dlqOf(topic)],
     ),
   );
+  // Read, never consumed by a worker: no dead-letter topic.
+  if (settings.services.includes('suggestion')) await bus.ensureTopics([TOPICS.nasControllerState]);
 
   const producer = await createEventProducer(bus);
   lifecycle.onStop('producer', () => producer.disconnect());
@@ -108,9 +111,23 @@ try {
   }
 
   if (settings.services.includes('suggestion')) {
+    const controllerStates = await openKafkaControllerStateStore({
+      bus,
+      producer,
+      clock: systemClock,
+      logger,
+      catchUpTimeoutMs: settings.readBarrierTimeoutMs,
+    });
+    lifecycle.onStop('controller state store', () => controllerStates.close());
     hosted.push({
       definition: lookupService(root, 'api.v1.beta1.Suggestion').service,
-      implementation: createSuggestionHandlers({ producer, clock: systemClock, logger, registry }),
+      implementation: createSuggestionHandlers({
+        producer,
+        clock: systemClock,
+        logger,
+        registry,
+        controllerStates,
+      }),
     });
     // Katib's suggestion pods are probed as manager.v1beta1.Suggestion.
     healthNames.push('api.v1.beta1.Suggestion', 'manager.v1beta1.Suggestion');

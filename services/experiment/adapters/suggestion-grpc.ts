@@ -10,9 +10,11 @@ import { TOPICS } from '../../../shared/bus/topics.ts';
 import type { Clock } from '../../../shared/clock.ts';
 import { unary } from '../../../shared/grpc.ts';
 import type { Logger } from '../../../shared/logger.ts';
+import type { ControllerStateStore } from '../ports.ts';
 import { toSuggestionsIssuedEvent } from '../suggestion/events.ts';
 import { ALGORITHMS, type AnyAlgorithm } from '../suggestion/registry.ts';
 import { prepareExperiment, suggest } from '../suggestion/suggest.ts';
+import { createMemoryControllerStateStore } from './memory-controller-state-store.ts';
 
 export interface SuggestionDeps {
   readonly producer: Pick<EventProducer, 'publish'>;
@@ -21,6 +23,8 @@ export interface SuggestionDeps {
   /** Katib's algorithm names; the full registry unless a test narrows it. */
   readonly algorithms?: ReadonlyMap<string, AnyAlgorithm>;
   readonly registry?: Registry;
+  /** Where stateful algorithms (enas) keep their controller; in memory (this process only) when absent. */
+  readonly controllerStates?: ControllerStateStore;
 }
 
 const TOPIC = TOPICS.suggestions.name;
@@ -28,6 +32,19 @@ const TOPIC = TOPICS.suggestions.name;
 /** api.v1.beta1.Suggestion: pure computation, each reply published (acknowledged) before it is sent. */
 export function createSuggestionHandlers(deps: SuggestionDeps): UntypedServiceImplementation {
   const { producer, clock, logger, algorithms = ALGORITHMS } = deps;
+  const states = deps.controllerStates ?? createMemoryControllerStateStore();
+  // One stateful call per experiment at a time in this instance: each continues from the last.
+  const inFlight = new Map<string, Promise<unknown>>();
+  const oneAtATime = <T>(key: string, work: () => Promise<T>): Promise<T> => {
+    const previous = inFlight.get(key) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.catch(() => undefined);
+    inFlight.set(key, settled);
+    void settled.then(() => {
+      if (inFlight.get(key) === settled) inFlight.delete(key);
+    });
+    return next;
+  };
   const computeSeconds = new Histogram({
     name: 'experiment_suggestion_compute_seconds',
     help: 'Time an algorithm took to compute one GetSuggestions reply (publishing excluded)',
@@ -39,9 +56,26 @@ export function createSuggestionHandlers(deps: SuggestionDeps): UntypedServiceIm
     GetSuggestions: unary<GetSuggestionsRequest__Output, GetSuggestionsReply>(
       'Suggestion.GetSuggestions',
       async (request, { metadata }) => {
-        const started = performance.now();
-        const result = suggest(request, algorithms);
-        const computeMs = performance.now() - started;
+        const experimentName = request.experiment?.name ?? '';
+        const algorithmName = request.experiment?.spec?.algorithm?.algorithm_name ?? '';
+        const stateful = algorithms.get(algorithmName)?.stateful === true;
+        let computeMs = 0;
+        const compute = async () => {
+          const stored = stateful ? await states.latest(experimentName) : undefined;
+          const started = performance.now();
+          const result = suggest(request, algorithms, stored);
+          computeMs = performance.now() - started;
+          for (const note of result.notes ?? [])
+            logger.warn({ experiment: experimentName, algorithm: result.algorithmName }, note);
+          if (result.controllerState !== undefined)
+            await states.save(experimentName, {
+              algorithmName: result.algorithmName,
+              trialCount: request.trials.length,
+              state: result.controllerState,
+            });
+          return result;
+        };
+        const result = stateful ? await oneAtATime(experimentName, compute) : await compute();
         computeSeconds.observe({ algorithm: result.algorithmName }, computeMs / 1000);
         const correlationId = metadata.get('x-correlation-id')[0];
         await producer.publish(TOPIC, [
