@@ -80,6 +80,8 @@ ensure_packages() {
   command -v mvn >/dev/null || missing+=(maven)
   [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import avro' 2>/dev/null || missing+=(python3-avro)
   if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import grpc, grpc_tools' 2>/dev/null; then :; else missing+=(python3-grpcio python3-grpc-tools); fi
+  # Headless browser for the web page tests (driven by puppeteer-core; no browser download).
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
   apt_install "${missing[@]}"
 }
 

@@ -26,7 +26,8 @@ const SERVICES: ReadonlyArray<{
     entry: 'services/experiment/main.ts',
     listens: (env) => {
       const s = readExperimentSettings(env);
-      return `gRPC ${s.grpcHost}:${s.grpcPort} (Katib DBManager, health), metrics http://${s.grpcHost}:${s.metricsPort}/metrics, ${s.store} store`;
+      const web = s.http ? `, web page and HTTP API http://${s.grpcHost}:${s.httpPort}/` : '';
+      return `gRPC ${s.grpcHost}:${s.grpcPort} (Katib DBManager, Suggestion, EarlyStopping, health)${web}, metrics http://${s.grpcHost}:${s.metricsPort}/metrics, ${s.store} store`;
     },
   },
   {
@@ -81,6 +82,8 @@ say(`  etcd 3.4    ${env.ETCD34_BIN_DIR}`);
 say(`  etcd 3.5    ${env.ETCD35_BIN_DIR}`);
 for (const { name, listens, defaults } of SERVICES)
   say(`  ${name.padEnd(11)} ${listens({ ...defaults, ...env, ...process.env })}`);
+const experiment = readExperimentSettings({ ...env, ...process.env });
+if (experiment.http) say(`Experiments page: http://${experiment.grpcHost}:${experiment.httpPort}/`);
 say('Read any topic with `npm run -s replay -- <topic>`.');
 say('Ctrl-C stops everything.');
 

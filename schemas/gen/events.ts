@@ -108,6 +108,50 @@ export interface SuggestionsIssuedV1<Time = Date> {
   }>;
 }
 
+/** suggestions-issued.v2.avsc: One GetSuggestions reply of the Suggestion service, published before the reply is sent. Key: experiment name. v2 adds the experiment's objective and the request's trials (name, assignments), so a read model knows every trial's parameters. */
+export interface SuggestionsIssuedV2<Time = Date> {
+  /** UUID */
+  readonly event_id: string;
+  readonly occurred_at: Time;
+  readonly experiment_name: string;
+  readonly algorithm_name: string;
+  /** the experiment's objective_metric_name; empty when the request had none */
+  readonly objective_metric: string;
+  readonly objective_type: 'UNKNOWN' | 'MINIMIZE' | 'MAXIMIZE';
+  readonly current_request_number: number;
+  readonly total_request_number: number;
+  /** trials in the request */
+  readonly trial_count: number;
+  /** trials whose objective value the algorithm used */
+  readonly completed_trial_count: number;
+  readonly suggestions: ReadonlyArray<{
+    /** empty when the controller names the trial */
+    readonly trial_name: string;
+    readonly assignments: ReadonlyArray<{
+      readonly name: string;
+      /** as Katib's clients read it */
+      readonly value: string;
+    }>;
+    readonly labels: Readonly<Record<string, string>>;
+  }>;
+  /** state the reply carries to the next call (hyperband); empty for the other algorithms */
+  readonly algorithm_settings: ReadonlyArray<{
+    readonly name: string;
+    readonly value: string;
+  }>;
+  /** the trials the request carried, in its order */
+  readonly trials: ReadonlyArray<{
+    readonly name: string;
+    readonly assignments: ReadonlyArray<{
+      readonly name: string;
+      /** as Katib's clients read it */
+      readonly value: string;
+    }>;
+    /** Katib's TrialConditionType name as the request carried it; empty when it had no status */
+    readonly condition: string;
+  }>;
+}
+
 /** trial-status-changed.v1.avsc: A trial's condition changed (EarlyStopping.SetTrialStatus, or the early-stopping worker stopping it). Key: trial name. */
 export interface TrialStatusChangedV1<Time = Date> {
   /** Deterministic per trial and condition, so a repeated decision is recognisable. */
@@ -173,7 +217,7 @@ export interface EventPayloads<Time = Date> {
   ObservationLogDeleted: ObservationLogDeletedV1<Time>;
   ObservationLogReported: ObservationLogReportedV1<Time>;
   RateLimitConfigPublished: RateLimitConfigPublishedV1<Time>;
-  SuggestionsIssued: SuggestionsIssuedV1<Time>;
+  SuggestionsIssued: SuggestionsIssuedV2<Time>;
   TrialStatusChanged: TrialStatusChangedV1<Time>;
   UpgradeProgress: UpgradeProgressV1<Time>;
 }

@@ -25,6 +25,7 @@ import { openSqliteObservationStore } from './adapters/sqlite-observation-store.
 import { createSuggestionHandlers } from './adapters/suggestion-grpc.ts';
 import type { ObservationStore } from './ports.ts';
 import { readExperimentSettings } from './settings.ts';
+import { openReadModel, startWeb } from './web.ts';
 
 let settings: ReturnType<typeof readExperimentSettings>;
 try {
@@ -78,11 +79,13 @@ try {
         });
   lifecycle.onStop('observation store', () => store.close());
 
+  const readModel = await openReadModel({ settings, bus, store, logger, lifecycle });
   if (settings.persistenceWorker) {
     const worker = await startPersistenceWorker({
       bus,
       producer,
       store,
+      readModel,
       groupId: settings.persistenceGroup,
       sessionTimeoutMs: settings.workerSessionTimeoutMs,
       logger,
@@ -186,6 +189,17 @@ try {
     await server.stop(settings.shutdownDeadlineMs / 2);
   });
 
+  const web = await startWeb({
+    settings,
+    bus,
+    store,
+    readModel,
+    services: hosted,
+    lifecycle,
+    logger,
+    registry,
+  });
+
   const stopWatching = await watchDependencies({
     health,
     services: healthNames,
@@ -203,6 +217,7 @@ try {
     {
       grpc: `${settings.grpcHost}:${server.port}`,
       metrics: `${settings.grpcHost}:${metricsServer.port}`,
+      web,
       store: settings.store,
       services: settings.services,
     },

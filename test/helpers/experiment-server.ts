@@ -36,6 +36,8 @@ export function freePort(): Promise<number> {
 export interface ExperimentServer {
   readonly port: number;
   readonly metricsPort: number;
+  /** The HTTP listener (gateway, read endpoints, live streams, page). */
+  readonly httpPort: number;
   readonly address: string;
   readonly pid: number;
   /** Sends the signal and resolves with the exit code (null when a signal ended the process). */
@@ -61,6 +63,8 @@ export async function startExperimentServer(
   const port = await freePort();
   let metricsPort = await freePort();
   while (metricsPort === port) metricsPort = await freePort();
+  let httpPort = await freePort();
+  while (httpPort === port || httpPort === metricsPort) httpPort = await freePort();
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     LOG_LEVEL: 'warn',
@@ -68,10 +72,13 @@ export async function startExperimentServer(
     // Each server's early-stopping worker reads only the recent past, in a group of its own.
     EARLY_STOPPING_GROUP: `test-early-stopping-${port}-${Date.now()}`,
     EARLY_STOPPING_LOOKBACK_MS: '60000',
+    // A group started at the topics' ends has nothing of the past to rebuild the read model from.
+    ...(options.replayHistory ? {} : { READ_MODEL_REBUILD: 'false' }),
     ...settings,
     EXPERIMENT_GRPC_HOST: '127.0.0.1',
     EXPERIMENT_GRPC_PORT: String(port),
     EXPERIMENT_METRICS_PORT: String(metricsPort),
+    EXPERIMENT_HTTP_PORT: String(httpPort),
   };
   const child = spawn(process.execPath, ['services/experiment/main.ts'], {
     cwd: ROOT,
@@ -94,6 +101,7 @@ export async function startExperimentServer(
   const server: ExperimentServer = {
     port,
     metricsPort,
+    httpPort,
     address,
     pid: child.pid ?? 0,
     stop: (signal = 'SIGTERM') => signalAndWait(child, signal, exited),
@@ -210,9 +218,10 @@ async function startNewGroupAtEnd(brokers: string, groupId: string): Promise<voi
   groupsStarted.add(groupId);
   const bus = openTestBus(brokers);
   try {
-    await bus.ensureTopics([TOPICS.observations, TOPICS.trialStatus]);
+    const topics = [TOPICS.observations, TOPICS.trialStatus, TOPICS.suggestions, TOPICS.earlyStoppingRules];
+    await bus.ensureTopics(topics);
     const fresh: string[] = [];
-    for (const topic of [TOPICS.observations.name, TOPICS.trialStatus.name])
+    for (const topic of topics.map((t) => t.name))
       if ((await bus.committedOffsets(groupId, topic)).size === 0) fresh.push(topic);
     await bus.commitTopicEnds(groupId, fresh);
   } finally {

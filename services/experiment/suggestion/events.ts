@@ -1,19 +1,21 @@
-// The SuggestionsIssued event (schemas/suggestions-issued.v1.avsc) for one reply.
+// The SuggestionsIssued event (schemas/suggestions-issued.v2.avsc) for one reply.
 
 import type { GetSuggestionsRequest__Output } from '../../../proto/gen/api/v1/beta1/GetSuggestionsRequest.ts';
-import type { SuggestionsIssuedV1 } from '../../../schemas/gen/events.ts';
+import type { SuggestionsIssuedV2 } from '../../../schemas/gen/events.ts';
 import type { SuggestResult } from './suggest.ts';
 
 export function toSuggestionsIssuedEvent(
   request: GetSuggestionsRequest__Output,
   result: SuggestResult,
   meta: { eventId: string; now: number },
-): SuggestionsIssuedV1<number> {
+): SuggestionsIssuedV2<number> {
   return {
     event_id: meta.eventId,
     occurred_at: meta.now,
     experiment_name: request.experiment?.name ?? '',
     algorithm_name: result.algorithmName,
+    objective_metric: request.experiment?.spec?.objective?.objective_metric_name ?? '',
+    objective_type: objectiveType(request.experiment?.spec?.objective?.type),
     current_request_number: request.current_request_number,
     total_request_number: request.total_request_number,
     trial_count: request.trials.length,
@@ -27,5 +29,17 @@ export function toSuggestionsIssuedEvent(
       name: a.name ?? '',
       value: a.value ?? '',
     })),
+    trials: request.trials.map((t) => ({
+      name: t.name,
+      condition: t.status?.condition ?? '',
+      assignments: (t.spec?.parameter_assignments?.assignments ?? []).map((a) => ({
+        name: a.name,
+        value: a.value,
+      })),
+    })),
   };
+}
+
+function objectiveType(type: string | undefined): SuggestionsIssuedV2['objective_type'] {
+  return type === 'MINIMIZE' || type === 'MAXIMIZE' ? type : 'UNKNOWN';
 }

@@ -1,0 +1,202 @@
+// The read model of experiments and trials, derived from the events the service publishes: pure
+// functions from an event to the changes a store applies, the best objective of a trial, and CSV.
+import type { TypedEvent } from '../../../schemas/gen/events.ts';
+
+export interface Assignment {
+  readonly name: string;
+  readonly value: string;
+}
+
+export interface EarlyStoppingRuleView {
+  readonly name: string;
+  readonly value: string;
+  readonly comparison: string;
+  readonly startStep: number;
+}
+
+/** One change to the read model; applying the same change again leaves the same state. */
+export type ReadModelChange =
+  | {
+      readonly kind: 'experiment';
+      readonly name: string;
+      /** Empty strings leave what is known unchanged. */
+      readonly algorithm: string;
+      readonly objectiveMetric: string;
+      readonly objectiveType: string;
+      /** Undefined leaves the rules unchanged. */
+      readonly rules?: readonly EarlyStoppingRuleView[];
+      readonly atMs: number;
+    }
+  | {
+      readonly kind: 'trial';
+      readonly name: string;
+      /** Empty leaves the experiment unchanged. */
+      readonly experiment: string;
+      /** Undefined leaves the assignments unchanged. */
+      readonly assignments?: readonly Assignment[];
+      /** A condition the trial had as a request listed it; only used while no status was recorded. */
+      readonly listedCondition?: string;
+      readonly atMs: number;
+    }
+  | {
+      readonly kind: 'status';
+      readonly name: string;
+      readonly experiment: string;
+      readonly condition: string;
+      readonly reason: string;
+      readonly message: string;
+      readonly atMs: number;
+    };
+
+export interface ExperimentView {
+  readonly name: string;
+  readonly algorithm: string;
+  readonly objectiveMetric: string;
+  readonly objectiveType: string;
+  readonly rules: readonly EarlyStoppingRuleView[];
+  readonly trialCount: number;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+export interface TrialView {
+  readonly name: string;
+  readonly experiment: string;
+  /** 1-based order in which the trial appeared in its experiment. */
+  readonly order: number;
+  readonly assignments: readonly Assignment[];
+  /** Katib's TrialConditionType name, or '' when nothing was recorded. */
+  readonly condition: string;
+  readonly reason: string;
+  readonly message: string;
+  readonly statusAtMs: number | null;
+  readonly createdAtMs: number;
+}
+
+export interface TrialWithObjective extends TrialView {
+  /** Best value of the experiment's objective metric (max when maximizing, min when minimizing, else the latest). */
+  readonly bestObjective: number | null;
+  readonly objectivePoints: number;
+}
+
+const ms = (t: Date | number): number => (typeof t === 'number' ? t : t.getTime());
+
+/** The changes an event makes; events that do not concern the read model give none. */
+export function readModelChanges(event: TypedEvent<Date | number>): ReadModelChange[] {
+  switch (event.eventType) {
+    case 'SuggestionsIssued': {
+      const p = event.payload;
+      const atMs = ms(p.occurred_at);
+      const changes: ReadModelChange[] = [
+        {
+          kind: 'experiment',
+          name: p.experiment_name,
+          algorithm: p.algorithm_name,
+          objectiveMetric: p.objective_metric,
+          objectiveType: p.objective_type === 'UNKNOWN' ? '' : p.objective_type,
+          atMs,
+        },
+      ];
+      for (const t of p.trials)
+        if (t.name !== '')
+          changes.push({
+            kind: 'trial',
+            name: t.name,
+            experiment: p.experiment_name,
+            assignments: t.assignments,
+            ...(t.condition === '' ? {} : { listedCondition: t.condition }),
+            atMs,
+          });
+      // PBT names its trials in the reply.
+      for (const s of p.suggestions)
+        if (s.trial_name !== '')
+          changes.push({
+            kind: 'trial',
+            name: s.trial_name,
+            experiment: p.experiment_name,
+            assignments: s.assignments,
+            atMs,
+          });
+      return p.experiment_name === '' ? [] : changes;
+    }
+    case 'EarlyStoppingRulesIssued': {
+      const p = event.payload;
+      if (p.experiment_name === '') return [];
+      const atMs = ms(p.occurred_at);
+      return [
+        {
+          kind: 'experiment',
+          name: p.experiment_name,
+          algorithm: '',
+          objectiveMetric: p.objective_metric,
+          objectiveType: p.objective_type === 'UNKNOWN' ? '' : p.objective_type,
+          rules: p.rules.map((r) => ({
+            name: r.name,
+            value: r.value,
+            comparison: r.comparison,
+            startStep: r.start_step,
+          })),
+          atMs,
+        },
+        ...p.trials
+          .filter((t) => t.name !== '')
+          .map(
+            (t): ReadModelChange => ({
+              kind: 'trial',
+              name: t.name,
+              experiment: p.experiment_name,
+              listedCondition: t.condition,
+              atMs,
+            }),
+          ),
+      ];
+    }
+    case 'TrialStatusChanged': {
+      const p = event.payload;
+      return [
+        {
+          kind: 'status',
+          name: p.trial_name,
+          experiment: p.experiment_name,
+          condition: p.condition,
+          reason: p.reason,
+          message: p.message,
+          atMs: ms(p.occurred_at),
+        },
+      ];
+    }
+    default:
+      return [];
+  }
+}
+
+/** Best objective per trial from its objective metric's logs (values that are not numbers are ignored). */
+export function bestObjectives(
+  rows: readonly { readonly trialName: string; readonly value: string }[],
+  objectiveType: string,
+): Map<string, { best: number; points: number }> {
+  const out = new Map<string, { best: number; points: number }>();
+  for (const row of rows) {
+    const value = Number(row.value);
+    if (row.value.trim() === '' || !Number.isFinite(value)) continue;
+    const seen = out.get(row.trialName);
+    if (!seen) {
+      out.set(row.trialName, { best: value, points: 1 });
+      continue;
+    }
+    seen.points++;
+    if (objectiveType === 'MAXIMIZE') seen.best = Math.max(seen.best, value);
+    else if (objectiveType === 'MINIMIZE') seen.best = Math.min(seen.best, value);
+    else seen.best = value;
+  }
+  return out;
+}
+
+/** RFC 4180 CSV with a header line; cells with a comma, quote or line break are quoted. */
+export function toCsv(header: readonly string[], rows: readonly (readonly unknown[])[]): string {
+  const cell = (value: unknown): string => {
+    const text = value === null || value === undefined ? '' : String(value);
+    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  };
+  return `${[header, ...rows].map((r) => r.map(cell).join(',')).join('\r\n')}\r\n`;
+}
