@@ -272,9 +272,11 @@ async function startConsumer(
   consumer.on(consumer.events.CRASH, (event) => {
     if (!event.payload.restart) markFailed(event.payload.error);
   });
-  // A fetch of only control records (transaction markers) reaches no batch handler.
+  // A fetch of only control records (transaction markers) reaches no batch handler. A fetch that
+  // returned only records below the offset asked for (an older batch) is empty too, but its
+  // lastOffset is the offset asked for, not one that was read: kafkajs says so by a null firstOffset.
   consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
-    if (payload.batchSize === 0)
+    if (payload.batchSize === 0 && payload.firstOffset !== null)
       options.onPosition?.(payload.topic, payload.partition, BigInt(payload.lastOffset) + 1n);
   });
 
