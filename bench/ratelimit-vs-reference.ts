@@ -218,8 +218,8 @@ function heyGenerator(hey: string): Generator {
       { maxBuffer: 1 << 26 },
     );
     const perSecond = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? 0);
-    const pct = (p: number) =>
-      Number(new RegExp(`${p}%% in ([\\d.]+) secs`.replace('%%', '%')).exec(stdout)?.[1] ?? 0) * 1000;
+    // hey prints `  99%% in 0.0044 secs` (its format string's %% left as is).
+    const pct = (p: number) => Number(new RegExp(`${p}%+ in ([\\d.]+) secs`).exec(stdout)?.[1] ?? 0) * 1000;
     const codes = [...stdout.matchAll(/\[(\d+)\]\s+(\d+) responses/g)];
     const ok = codes.filter(([, code]) => code === '200').reduce((n, [, , c]) => n + Number(c), 0);
     const all = codes.reduce((n, [, , c]) => n + Number(c), 0);
@@ -287,10 +287,15 @@ async function main(): Promise<void> {
       {
         ...common,
         RATELIMIT_WORKERS: String(settings.workers),
-        RATELIMIT_WORKER_NODE_OPTIONS: [
-          settings.workerNodeOptions,
-          settings.cpuProfDir === '' ? '' : `--cpu-prof --cpu-prof-dir=${settings.cpuProfDir}`,
-        ].join(' '),
+        // Unset: the service's default options for its workers.
+        ...(settings.workerNodeOptions === '' && settings.cpuProfDir === ''
+          ? {}
+          : {
+              RATELIMIT_WORKER_NODE_OPTIONS: [
+                settings.workerNodeOptions === '' ? '--optimize-for-size' : settings.workerNodeOptions,
+                settings.cpuProfDir === '' ? '' : `--cpu-prof --cpu-prof-dir=${settings.cpuProfDir}`,
+              ].join(' '),
+            }),
         CONFIG_KAFKA_PUBLISH: 'false',
       },
     );
