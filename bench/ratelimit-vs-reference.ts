@@ -292,7 +292,9 @@ async function main(): Promise<void> {
           ? {}
           : {
               RATELIMIT_WORKER_NODE_OPTIONS: [
-                settings.workerNodeOptions === '' ? '--optimize-for-size' : settings.workerNodeOptions,
+                settings.workerNodeOptions === ''
+                  ? '--max-semi-space-size=8 --heap-growing-percent=20'
+                  : settings.workerNodeOptions,
                 settings.cpuProfDir === '' ? '' : `--cpu-prof --cpu-prof-dir=${settings.cpuProfDir}`,
               ].join(' '),
             }),
