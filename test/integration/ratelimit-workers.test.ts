@@ -119,6 +119,28 @@ describe('ratelimit with two decision workers', () => {
     expect(workerLines(await statsOf(server), 'total_requests').every((n) => n >= 5)).toBe(true);
   });
 
+  it('a worker that dies is replaced, and the new one has the configuration in force', async () => {
+    const [victim, survivor] = workerLines(await statsOf(server), 'pid');
+    process.kill(victim!, 'SIGKILL');
+    const pids = await waitFor('a replacement worker', async () => {
+      const now = workerLines(await statsOf(server), 'pid');
+      return now.length === 2 && !now.includes(victim!) && now;
+    });
+    expect(pids).toContain(survivor);
+    // Both answer with the newest configuration (the replacement got it from the primary).
+    await awayFromMinuteEdge();
+    const next = `${domain}b`;
+    await waitFor('the replacement to answer decisions', async () => {
+      const reply = await callOnNewConnection(server, next, random());
+      expect(reply.statuses[0]!.current_limit?.requests_per_unit).toBe(1);
+      const stats = await statsOf(server);
+      const served = [...stats].filter(
+        ([name, value]) => /^ratelimit\.worker\.\d+\.total_requests$/.test(name) && value > 0,
+      );
+      return served.length === 2;
+    });
+  });
+
   it('SIGTERM drains every worker and the instance exits 0', async () => {
     const pids = workerLines(await statsOf(server), 'pid');
     expect(pids).toHaveLength(2);
