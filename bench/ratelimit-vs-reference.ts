@@ -218,8 +218,8 @@ function heyGenerator(hey: string): Generator {
       { maxBuffer: 1 << 26 },
     );
     const perSecond = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? 0);
-    const pct = (p: number) =>
-      Number(new RegExp(`${p}%% in ([\\d.]+) secs`.replace('%%', '%')).exec(stdout)?.[1] ?? 0) * 1000;
+    // hey prints `  99%% in 0.0044 secs` (its format string's %% left as is).
+    const pct = (p: number) => Number(new RegExp(`${p}%+ in ([\\d.]+) secs`).exec(stdout)?.[1] ?? 0) * 1000;
     const codes = [...stdout.matchAll(/\[(\d+)\]\s+(\d+) responses/g)];
     const ok = codes.filter(([, code]) => code === '200').reduce((n, [, , c]) => n + Number(c), 0);
     const all = codes.reduce((n, [, , c]) => n + Number(c), 0);
@@ -242,9 +242,10 @@ async function measure(service: Service, generate: Generator, callers: number): 
   let sampling = true;
   const sampler = (async () => {
     await sleep(settings.seconds * 500);
+    const workers = pids.length > 1 ? pids.slice(1) : pids;
     while (sampling) {
       const each = await Promise.all(pids.map(rssMb));
-      rssMaxMb = Math.max(rssMaxMb, ...each);
+      rssMaxMb = Math.max(rssMaxMb, ...(await Promise.all(workers.map(rssMb))));
       rssTotalMb = Math.max(
         rssTotalMb,
         each.reduce((a, b) => a + b, 0),
@@ -286,10 +287,17 @@ async function main(): Promise<void> {
       {
         ...common,
         RATELIMIT_WORKERS: String(settings.workers),
-        RATELIMIT_WORKER_NODE_OPTIONS: [
-          settings.workerNodeOptions,
-          settings.cpuProfDir === '' ? '' : `--cpu-prof --cpu-prof-dir=${settings.cpuProfDir}`,
-        ].join(' '),
+        // Unset: the service's default options for its workers.
+        ...(settings.workerNodeOptions === '' && settings.cpuProfDir === ''
+          ? {}
+          : {
+              RATELIMIT_WORKER_NODE_OPTIONS: [
+                settings.workerNodeOptions === ''
+                  ? '--max-semi-space-size=8 --heap-growing-percent=20'
+                  : settings.workerNodeOptions,
+                settings.cpuProfDir === '' ? '' : `--cpu-prof --cpu-prof-dir=${settings.cpuProfDir}`,
+              ].join(' '),
+            }),
         CONFIG_KAFKA_PUBLISH: 'false',
       },
     );
@@ -297,9 +305,16 @@ async function main(): Promise<void> {
     const ref = await startService('reference', reference, [], common);
     services.push(ref);
     await sleep(1_000);
+    // Ours: the primary first, then the workers (the figure per worker is the largest worker's).
     const idle = async (s: Service) => {
       const each = await Promise.all((await processTree(s.child.pid!)).map(rssMb));
-      return { max: Math.max(...each), total: each.reduce((a, b) => a + b, 0), processes: each.length };
+      const workers = each.length > 1 ? each.slice(1) : each;
+      return {
+        max: Math.max(...workers),
+        primary: each[0]!,
+        total: each.reduce((a, b) => a + b, 0),
+        processes: each.length,
+      };
     };
     const [oursIdle, refIdle] = [await idle(ours), await idle(ref)];
     const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -311,7 +326,7 @@ async function main(): Promise<void> {
         )}; ours ${settings.workers} workers; ${settings.seconds} s per cell after ${settings.warmupSeconds} s warm-up; ghz --connections min(callers, ${settings.maxConnections}); one dedicated redis-server`,
     );
     out(
-      `RSS idle: ours ${fmt(oursIdle.max)} MB per worker (largest of ${oursIdle.processes} processes, ${fmt(oursIdle.total)} MB all) | reference ${fmt(refIdle.max)} MB`,
+      `RSS idle: ours ${fmt(oursIdle.max)} MB per worker (largest of ${oursIdle.processes - 1} workers; primary ${fmt(oursIdle.primary)} MB; ${fmt(oursIdle.total)} MB all) | reference ${fmt(refIdle.max)} MB`,
     );
     out(
       '| transport | callers | decisions/s ours / ref (ratio) | p50 ms ours / ref | p99 ms ours / ref (ratio) | CPU µs/decision ours / ref (ratio) | RSS MB ours worker (all) / ref | errors |',

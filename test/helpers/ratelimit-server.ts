@@ -28,6 +28,8 @@ export interface RatelimitServer {
   /** A counter from /stats, 0 when absent. */
   stat(name: string): Promise<number>;
   shouldRateLimit(request: Partial<WireRequest>): Promise<WireResponse>;
+  /** The same on a TCP connection of its own (with RATELIMIT_WORKERS, calls then spread over the workers). */
+  shouldRateLimitOnNewConnection(request: Partial<WireRequest>): Promise<WireResponse>;
   grpcHealth(service: string): Promise<string>;
   stop(): Promise<number | null>;
   output(): string;
@@ -125,6 +127,22 @@ export async function startRatelimitServer(
           (error, reply) => (error ? reject(error) : resolve(reply)),
         ),
       ),
+    async shouldRateLimitOnNewConnection(request) {
+      const own = new RateLimitService(grpcAddress, credentials.createInsecure(), {
+        'grpc.use_local_subchannel_pool': 1,
+      }) as unknown as typeof client;
+      try {
+        return await new Promise<WireResponse>((resolve, reject) =>
+          own.ShouldRateLimit(
+            { hits_addend: 1, ...request },
+            { deadline: Date.now() + 10_000 },
+            (error, reply) => (error ? reject(error) : resolve(reply)),
+          ),
+        );
+      } finally {
+        own.close();
+      }
+    },
     grpcHealth: (service) =>
       new Promise((resolve, reject) =>
         health.Check({ service }, { deadline: Date.now() + 5_000 }, (error, reply) =>

@@ -3,11 +3,7 @@
 // /stats and /metrics for the whole instance, SIGTERM draining them all.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { credentials, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { RLS_PROTO, RLS_SERVICE } from '../../services/ratelimit/adapters/grpc-handlers.ts';
-import type { WireResponse } from '../../services/ratelimit/adapters/wire.ts';
-import { loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
 import {
   createRuntimeFolder,
   descriptors,
@@ -26,29 +22,9 @@ descriptors:
       requests_per_unit: ${perMinute}
 `;
 
-const RateLimitService = lookupService(loadPackageDefinition([RLS_PROTO]), RLS_SERVICE);
-
 /** One call on a connection of its own, so that calls spread over the workers. */
-async function callOnNewConnection(address: string, domain: string, value: string): Promise<WireResponse> {
-  const client = new RateLimitService(address, credentials.createInsecure(), {
-    // No shared subchannel: a new TCP connection per client.
-    'grpc.use_local_subchannel_pool': 1,
-  }) as unknown as {
-    ShouldRateLimit(r: unknown, o: unknown, cb: (e: ServiceError | null, v: WireResponse) => void): void;
-    close(): void;
-  };
-  try {
-    return await new Promise((resolve, reject) =>
-      client.ShouldRateLimit(
-        { domain, descriptors: descriptors({ minute: value }), hits_addend: 1 },
-        { deadline: Date.now() + 10_000 },
-        (error, reply) => (error ? reject(error) : resolve(reply)),
-      ),
-    );
-  } finally {
-    client.close();
-  }
-}
+const callOnNewConnection = (server: RatelimitServer, domain: string, value: string) =>
+  server.shouldRateLimitOnNewConnection({ domain, descriptors: descriptors({ minute: value }) as never });
 
 async function awayFromMinuteEdge(): Promise<void> {
   const left = 60_000 - (Date.now() % 60_000);
@@ -99,7 +75,7 @@ describe('ratelimit with two decision workers', () => {
     const value = random();
     const seen: Array<[string, number]> = [];
     for (let i = 0; i < 8; i++) {
-      const reply = await callOnNewConnection(server.grpcAddress, domain, value);
+      const reply = await callOnNewConnection(server, domain, value);
       seen.push([reply.overall_code, reply.statuses[0]!.limit_remaining]);
     }
     expect(seen).toEqual([
@@ -136,11 +112,33 @@ describe('ratelimit with two decision workers', () => {
     await awayFromMinuteEdge();
     // Every call on a new connection: both workers answer, and each knows the new domain's limit.
     const replies = [];
-    for (let i = 0; i < 10; i++) replies.push(await callOnNewConnection(server.grpcAddress, next, random()));
+    for (let i = 0; i < 10; i++) replies.push(await callOnNewConnection(server, next, random()));
     expect(replies.map((r) => [r.overall_code, r.statuses[0]!.current_limit?.requests_per_unit])).toEqual(
       replies.map(() => ['OK', 1]),
     );
     expect(workerLines(await statsOf(server), 'total_requests').every((n) => n >= 5)).toBe(true);
+  });
+
+  it('a worker that dies is replaced, and the new one has the configuration in force', async () => {
+    const [victim, survivor] = workerLines(await statsOf(server), 'pid');
+    process.kill(victim!, 'SIGKILL');
+    const pids = await waitFor('a replacement worker', async () => {
+      const now = workerLines(await statsOf(server), 'pid');
+      return now.length === 2 && !now.includes(victim!) && now;
+    });
+    expect(pids).toContain(survivor);
+    // Both answer with the newest configuration (the replacement got it from the primary).
+    await awayFromMinuteEdge();
+    const next = `${domain}b`;
+    await waitFor('the replacement to answer decisions', async () => {
+      const reply = await callOnNewConnection(server, next, random());
+      expect(reply.statuses[0]!.current_limit?.requests_per_unit).toBe(1);
+      const stats = await statsOf(server);
+      const served = [...stats].filter(
+        ([name, value]) => /^ratelimit\.worker\.\d+\.total_requests$/.test(name) && value > 0,
+      );
+      return served.length === 2;
+    });
   });
 
   it('SIGTERM drains every worker and the instance exits 0', async () => {

@@ -2,20 +2,9 @@
 // CONFIG_KAFKA_PUBLISH=false) or the Kafka broadcast (CONFIG_TYPE=KAFKA). Every set of files found is
 // handed to `deliver`; the caller applies it (one process) or forwards it to the workers. Kafka is
 // loaded only when this module's caller uses it.
-import {
-  createBus,
-  createEventProducer,
-  dlqOf,
-  type EventProducer,
-  TOPICS,
-} from '../../../shared/bus/index.ts';
+import type { EventProducer } from '../../../shared/bus/index.ts';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
-import {
-  createConfigPublisher,
-  createLatestConfigPublisher,
-  subscribeToConfigs,
-} from '../adapters/config-bus.ts';
 import { createFileProvider } from '../adapters/file-provider.ts';
 import type { ConfigFile, RateLimitConfig } from '../config/index.ts';
 import type { RatelimitSettings } from '../settings.ts';
@@ -43,17 +32,25 @@ export async function startConfigSource(options: {
   const { settings, logger, lifecycle } = options;
   const usesKafka = settings.configType === 'KAFKA' || settings.configKafkaPublish;
 
-  // Kafka: the producer is made only when first needed, so FILE mode without Kafka still serves.
+  // Kafka (loaded only when used): the producer is made only when first needed, so FILE mode
+  // without Kafka still serves.
+  const kafka = usesKafka
+    ? {
+        ...(await import('../../../shared/bus/index.ts')),
+        ...(await import('../adapters/config-bus.ts')),
+      }
+    : undefined;
   let connectProducer: () => Promise<EventProducer> = () => Promise.reject(new Error('Kafka is not used'));
-  const bus = usesKafka
-    ? createBus({
+  const bus = kafka
+    ? kafka.createBus({
         brokers: settings.kafkaBrokers,
         clientId: settings.kafkaClientId,
         client: settings.kafkaClient,
         logger,
       })
     : undefined;
-  if (bus !== undefined) {
+  if (kafka !== undefined && bus !== undefined) {
+    const { TOPICS, dlqOf, createEventProducer } = kafka;
     lifecycle.onStop('kafka', () => bus.close());
     let producer: Promise<EventProducer> | undefined;
     connectProducer = () => {
@@ -72,10 +69,13 @@ export async function startConfigSource(options: {
   }
 
   const publisher =
-    settings.configType === 'FILE' && settings.configKafkaPublish
-      ? createLatestConfigPublisher({
+    kafka !== undefined && settings.configType === 'FILE' && settings.configKafkaPublish
+      ? kafka.createLatestConfigPublisher({
           connect: async () =>
-            createConfigPublisher({ producer: await connectProducer(), fleet: settings.configKafkaKey }),
+            kafka.createConfigPublisher({
+              producer: await connectProducer(),
+              fleet: settings.configKafkaKey,
+            }),
           logger,
           retryMs: 2_000,
         })
@@ -116,9 +116,9 @@ export async function startConfigSource(options: {
     };
     lifecycle.onStop('file watch', files.watch(reload));
     reload();
-  } else if (bus !== undefined) {
+  } else if (kafka !== undefined && bus !== undefined) {
     await connectProducer(); // declares the topic
-    const subscription = await subscribeToConfigs({
+    const subscription = await kafka.subscribeToConfigs({
       bus,
       fleet: settings.configKafkaKey,
       apply: (published) =>

@@ -3,7 +3,11 @@
 // each worker, serves the debug port for the whole instance (/stats summed over the workers,
 // /metrics through prom-client's cluster aggregation), replaces a worker that dies, and on SIGTERM
 // lets every worker drain before it stops.
+import { spawn } from 'node:child_process';
 import cluster, { type Worker } from 'node:cluster';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
@@ -14,6 +18,45 @@ import { createStatsStore, SERVICE_STATS } from '../domain/stats.ts';
 import type { RatelimitSettings } from '../settings.ts';
 import { type FoundConfig, startConfigSource } from './config-source.ts';
 import { isWorkerMessage, type PrimaryMessage } from './messages.ts';
+
+const WORKER_ENTRY = fileURLToPath(new URL('../worker-main.ts', import.meta.url));
+const PRIME_TIMEOUT_MS = 30_000;
+
+/**
+ * Loads the workers' modules once in a throwaway process with node's compile cache on, so that each
+ * worker finds them compiled (TypeScript already stripped) and never loads the stripper: ~17 MB less
+ * per worker. The environment for the workers (NODE_COMPILE_CACHE); {} when priming failed (the
+ * workers then strip types themselves, which only costs that memory).
+ */
+async function primeCompileCache(
+  execArgv: readonly string[],
+  logger: Logger,
+): Promise<Record<string, string>> {
+  const directory = process.env.NODE_COMPILE_CACHE ?? join(tmpdir(), 'ratelimit-compile-cache');
+  const env = { ...process.env, NODE_COMPILE_CACHE: directory };
+  const code = `await import(${JSON.stringify(pathToFileURL(WORKER_ENTRY).href)});`;
+  const outcome = await new Promise<string | undefined>((resolve) => {
+    // Same flags as the workers (V8's code cache checks them), without the profilers'.
+    const flags = execArgv.filter((a) => !/^--(cpu|heap)-prof/.test(a));
+    const child = spawn(process.execPath, [...flags, '--input-type=module', '-e', code], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: PRIME_TIMEOUT_MS,
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('utf8')).slice(-2_000);
+    });
+    child.on('error', (error) => resolve(error.message));
+    child.on('exit', (code, signal) => resolve(code === 0 ? undefined : `exit ${code ?? signal}: ${stderr}`));
+  });
+  if (outcome === undefined) return { NODE_COMPILE_CACHE: directory };
+  logger.warn(
+    { directory, problem: outcome },
+    'compile cache not primed; workers strip TypeScript themselves',
+  );
+  return {};
+}
 
 /** Counted once by the primary, not once per worker. */
 const PRIMARY_STATS = new Set<string>([SERVICE_STATS.configLoadSuccess, SERVICE_STATS.configLoadError]);
@@ -39,14 +82,14 @@ export async function runPrimary(
   let nextStatsId = 0;
   const waitingStats = new Map<number, (lines: Array<[string, number]>) => void>();
 
-  cluster.setupPrimary({
-    execArgv: [
-      ...process.execArgv,
-      ...settings.ratelimitWorkerNodeOptions.split(/\s+/).filter((o) => o !== ''),
-    ],
-  });
+  const execArgv = [
+    ...process.execArgv,
+    ...settings.ratelimitWorkerNodeOptions.split(/\s+/).filter((o) => o !== ''),
+  ];
+  cluster.setupPrimary({ exec: WORKER_ENTRY, execArgv });
+  const workerEnv = await primeCompileCache(execArgv, logger);
   const fork = (): void => {
-    const worker = cluster.fork();
+    const worker = cluster.fork(workerEnv);
     workers.add(worker);
     worker.on('message', (message: unknown) => {
       if (!isWorkerMessage(message)) return;
