@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
-import { Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 import type { GetSuggestionsReply } from '../../../proto/gen/api/v1/beta1/GetSuggestionsReply.ts';
 import type { GetSuggestionsRequest__Output } from '../../../proto/gen/api/v1/beta1/GetSuggestionsRequest.ts';
 import type { ValidateAlgorithmSettingsReply } from '../../../proto/gen/api/v1/beta1/ValidateAlgorithmSettingsReply.ts';
@@ -45,6 +45,18 @@ export function createSuggestionHandlers(deps: SuggestionDeps): UntypedServiceIm
     });
     return next;
   };
+  const stateSaves = new Counter({
+    name: 'experiment_suggestion_controller_state_saves_total',
+    help: 'Controller states (enas) saved to the state store, one per call that changed the controller',
+    labelNames: ['algorithm'],
+    registers: deps.registry ? [deps.registry] : [],
+  });
+  const stateRebuilds = new Counter({
+    name: 'experiment_suggestion_controller_state_rebuilds_total',
+    help: 'Calls whose stored controller state could not be used as it was (older history, undecodable, another space): rebuilt',
+    labelNames: ['algorithm'],
+    registers: deps.registry ? [deps.registry] : [],
+  });
   const computeSeconds = new Histogram({
     name: 'experiment_suggestion_compute_seconds',
     help: 'Time an algorithm took to compute one GetSuggestions reply (publishing excluded)',
@@ -67,12 +79,15 @@ export function createSuggestionHandlers(deps: SuggestionDeps): UntypedServiceIm
           computeMs = performance.now() - started;
           for (const note of result.notes ?? [])
             logger.warn({ experiment: experimentName, algorithm: result.algorithmName }, note);
-          if (result.controllerState !== undefined)
+          if ((result.notes ?? []).length > 0) stateRebuilds.inc({ algorithm: result.algorithmName });
+          if (result.controllerState !== undefined) {
             await states.save(experimentName, {
               algorithmName: result.algorithmName,
               trialCount: request.trials.length,
               state: result.controllerState,
             });
+            stateSaves.inc({ algorithm: result.algorithmName });
+          }
           return result;
         };
         const result = stateful ? await oneAtATime(experimentName, compute) : await compute();

@@ -2,6 +2,7 @@
 // controller comes from the store before the call, the next one is saved before SuggestionsIssued
 // is published and the reply sent, and a store that cannot answer fails the call with nothing sent.
 import { credentials, type ServiceError, status } from '@grpc/grpc-js';
+import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Experiment__Output } from '../../../../proto/gen/api/v1/beta1/Experiment.ts';
 import type { GetSuggestionsReply__Output } from '../../../../proto/gen/api/v1/beta1/GetSuggestionsReply.ts';
@@ -39,6 +40,7 @@ const store: ControllerStateStore = {
   },
 };
 let server: RunningGrpcServer;
+const registry = new Registry();
 let client: SuggestionClient;
 
 const nas = (name: string): Experiment__Output => {
@@ -77,6 +79,7 @@ beforeAll(async () => {
           logger,
           clock: { now: () => 1_700_000_000_000 },
           controllerStates: store,
+          registry,
           producer: {
             async publish(topic, events) {
               steps.push(`publish ${topic} ${events.map((e) => e.key).join(',')}`);
@@ -131,6 +134,8 @@ describe('Suggestion gRPC adapter, enas', () => {
       ['grpc-enas', 'enas', 2],
     ]);
     expect(decodeController(memory.saves[1]!.state).history).toHaveLength(1);
+    const saves = await registry.getSingleMetric('experiment_suggestion_controller_state_saves_total')!.get();
+    expect(saves.values).toEqual([{ labels: { algorithm: 'enas' }, value: 2 }]);
   });
 
   it('answers UNAVAILABLE and publishes nothing when the store cannot answer', async () => {
