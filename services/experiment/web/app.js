@@ -264,7 +264,8 @@ async function experimentView(name) {
           {
             type: 'parallel',
             lineStyle: { width: 1, opacity: 0.6 },
-            progressive: 500,
+            progressive: 100,
+            progressiveThreshold: 200,
             data: withValue.map((t) => [
               ...params.map((p, i) => (numeric[i] ? Number(paramValue(t, p)) : paramValue(t, p))),
               t.bestObjective,
@@ -277,7 +278,9 @@ async function experimentView(name) {
   };
 
   const load = async () => {
+    performance.mark('experiment:fetch');
     data = await getJson(`/api/experiments/${enc(name)}/trials`);
+    performance.mark('experiment:table');
     const e = data.experiment;
     document.getElementById('facts').innerHTML = `
       <dt>Algorithm</dt><dd>${esc(e.algorithm) || '—'}</dd>
@@ -290,9 +293,14 @@ async function experimentView(name) {
           : '—'
       }</dd>`;
     renderTable();
+    performance.mark('experiment:charts');
     renderCharts();
   };
   await load();
+  // Where the time of showing an experiment goes (read by bench/web.ts).
+  performance.measure('experiment: fetch and parse', 'experiment:fetch', 'experiment:table');
+  performance.measure('experiment: table', 'experiment:table', 'experiment:charts');
+  performance.measure('experiment: charts', 'experiment:charts');
 
   // New trials, observations, statuses and rules: reload at most twice a second, and once more a
   // little later (the persistence worker may apply an event after the stream delivered it).
@@ -320,6 +328,50 @@ async function experimentView(name) {
 }
 
 // ---------- one trial ----------
+
+/**
+ * At most a few thousand of a curve's points for the chart: the first and the last (so the axis keeps
+ * the whole range), the lowest and highest of each of 1,500 slices of the zoomed-in window, and of
+ * 100 slices on each side of it. Drawing stays fast with any number of points, and no peak is lost.
+ */
+function decimate(points, zoom) {
+  const n = points.length;
+  if (n <= 4_000) return points;
+  const first = points[0][0];
+  const span = points[n - 1][0] - first;
+  const from = lowerBound(points, first + (span * zoom.start) / 100);
+  const to = lowerBound(points, first + (span * zoom.end) / 100 + 1e-9);
+  const out = [points[0], ...extremes(points, 0, from, 100), ...extremes(points, from, to, 1_500)];
+  return [...out, ...extremes(points, to, n, 100), points[n - 1]];
+}
+
+function lowerBound(points, t) {
+  let lo = 0;
+  let hi = points.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (points[mid][0] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function extremes(points, from, to, slices) {
+  const out = [];
+  const size = Math.max(1, Math.ceil((to - from) / slices));
+  for (let start = from; start < to; start += size) {
+    const end = Math.min(to, start + size);
+    let lo = start;
+    let hi = start;
+    for (let k = start + 1; k < end; k++) {
+      if (points[k][1] < points[lo][1]) lo = k;
+      if (points[k][1] > points[hi][1]) hi = k;
+    }
+    if (lo === hi) out.push(points[lo]);
+    else out.push(points[Math.min(lo, hi)], points[Math.max(lo, hi)]);
+  }
+  return out;
+}
 
 /** An axis range that holds the values and the rule's value, with a margin so the rule's line shows. */
 function padded(extent, ruleValue) {
@@ -354,6 +406,9 @@ async function trialView(name) {
     /** metric → [[timeMs, value], ...] */
     series: new Map(),
     charts: new Map(),
+    /** metric → the zoomed window in percent of the whole time range */
+    zoom: new Map(),
+    unsorted: new Set(),
   };
 
   const add = (logs) => {
@@ -361,11 +416,17 @@ async function trialView(name) {
       const value = Number(log.value);
       if (!Number.isFinite(value)) continue;
       if (!state.series.has(log.metric)) state.series.set(log.metric, []);
-      state.series.get(log.metric).push([Date.parse(log.time), value]);
+      const points = state.series.get(log.metric);
+      const time = Date.parse(log.time);
+      if (points.length && time < points[points.length - 1][0]) state.unsorted.add(log.metric);
+      points.push([time, value]);
     }
   };
+  performance.mark('trial:fetch');
   const { observations } = await getJson(`/api/trials/${enc(name)}/observations`);
+  performance.mark('trial:add');
   add(observations);
+  performance.mark('trial:draw');
 
   const renderRules = () => {
     document.getElementById('rules').innerHTML = state.rules.length
@@ -391,12 +452,19 @@ async function trialView(name) {
           grid: { left: 50, right: 24, top: 24, bottom: 40 },
           xAxis: { type: 'time' },
           yAxis: { type: 'value', scale: true, name: metric },
-          dataZoom: [{ type: 'inside' }, { type: 'slider', height: 16, bottom: 4 }],
+          // No data shadow in the slider: it would draw every point a second time.
+          dataZoom: [{ type: 'inside' }, { type: 'slider', height: 16, bottom: 4, showDataShadow: false }],
         });
         state.charts.set(metric, c);
+        c.on('datazoom', () => {
+          const [zoom] = c.getOption().dataZoom;
+          state.zoom.set(metric, { start: zoom.start, end: zoom.end });
+          redraw();
+        });
         // A new chart changes the grid's columns: the others take their new width.
         for (const other of state.charts.values()) other.resize();
       }
+      if (state.unsorted.delete(metric)) points.sort((a, b) => a[0] - b[0]);
       const rule = state.rules.find((r) => r.name === metric);
       let stoppedAt;
       if (state.condition === 'EARLYSTOPPED' && points.length) {
@@ -421,7 +489,7 @@ async function trialView(name) {
             type: 'line',
             showSymbol: points.length < 200,
             sampling: 'lttb',
-            data: points,
+            data: decimate(points, state.zoom.get(metric) ?? { start: 0, end: 100 }),
             markLine: rule
               ? {
                   symbol: 'none',
@@ -448,6 +516,10 @@ async function trialView(name) {
   };
   renderRules();
   draw();
+  // Where the time of showing a trial goes (read by bench/web.ts).
+  performance.measure('trial: fetch and parse', 'trial:fetch', 'trial:add');
+  performance.measure('trial: points', 'trial:add', 'trial:draw');
+  performance.measure('trial: charts', 'trial:draw');
 
   let pending = false;
   const redraw = () => {
