@@ -30,6 +30,8 @@ const settings = readSettings(
     lagSampleEvery: int('BENCH_LAG_SAMPLE_EVERY', 5, { min: 1, max: 1_000 }),
     largeTrialLogs: int('BENCH_LARGE_TRIAL_LOGS', 10_000, { min: 100, max: 1_000_000 }),
     getCalls: int('BENCH_GET_CALLS', 100, { min: 10, max: 10_000 }),
+    /** Node options of the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
+    serverNodeOptions: str('BENCH_SERVER_NODE_OPTIONS', ''),
   },
   process.env,
 );
@@ -129,6 +131,7 @@ try {
       // A new group: the server helper starts it at the topic's end, so no history is replayed.
       PERSISTENCE_GROUP: `bench-dbmanager-${run}-${store}`,
       OBSERVATION_STORE: store,
+      ...(settings.serverNodeOptions === '' ? {} : { NODE_OPTIONS: settings.serverNodeOptions }),
       ...(store === 'sqlite'
         ? { SQLITE_FILE: join(dir, 'observations.db') }
         : { POSTGRES_URL: settings.postgresUrl, POSTGRES_SCHEMA: `bench_${run}` }),
