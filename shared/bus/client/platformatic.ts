@@ -345,30 +345,28 @@ async function startConsumer(
   });
 
   const dispatch = async (messages: Message<Buffer, Buffer, Buffer, Buffer>[]): Promise<void> => {
-    // Consecutive records of one partition travel as one batch, in the order they came.
-    let i = 0;
-    while (i < messages.length) {
-      const { topic, partition } = messages[i]!;
-      const k = key(topic, partition);
-      const records: RawRecord[] = [];
-      for (
-        ;
-        i < messages.length && messages[i]!.topic === topic && messages[i]!.partition === partition;
-        i++
-      ) {
-        const m = messages[i]!;
-        const floor = floors.get(k);
-        if ((floor !== undefined && m.offset < floor) || paused.has(k) || !assigned.has(k)) continue;
-        epochs.set(k, m.leaderEpoch);
-        records.push({
-          offset: m.offset,
-          timestamp: Number(m.timestamp),
-          key: m.key ?? null,
-          value: m.value ?? null,
-          headers: headerText(m.headers),
-        });
+    // The stream interleaves partitions; each partition's records travel as one batch, in order
+    // (a batch per consecutive run would cost a transaction and a commit per record or two).
+    const byPartition = new Map<string, { topic: string; partition: number; records: RawRecord[] }>();
+    for (const m of messages) {
+      const k = key(m.topic, m.partition);
+      const floor = floors.get(k);
+      if ((floor !== undefined && m.offset < floor) || paused.has(k) || !assigned.has(k)) continue;
+      epochs.set(k, m.leaderEpoch);
+      let batch = byPartition.get(k);
+      if (batch === undefined) {
+        batch = { topic: m.topic, partition: m.partition, records: [] };
+        byPartition.set(k, batch);
       }
-      if (records.length === 0) continue;
+      batch.records.push({
+        offset: m.offset,
+        timestamp: Number(m.timestamp),
+        key: m.key ?? null,
+        value: m.value ?? null,
+        headers: headerText(m.headers),
+      });
+    }
+    for (const [k, { topic, partition, records }] of byPartition) {
       floors.delete(k);
       const generation = consumer.generationId;
       const context: BatchContext = {
