@@ -204,22 +204,38 @@ describe('ratelimit counter-store topologies on real servers', () => {
     });
   });
 
-  describe('Redis cluster (three masters)', () => {
+  describe('Redis cluster (three masters), SECOND limits on a second cluster', () => {
     let cluster: RedisCluster;
+    let perSecond: RedisCluster;
     let server: RatelimitServer;
     const prefix = `cluster-${random()}:`;
     beforeAll(async () => {
       cluster = await startRedisCluster();
+      perSecond = await startRedisCluster();
       server = await startRatelimitServer({
         ...configEnv(),
         REDIS_TYPE: 'cluster',
         REDIS_URL: cluster.url,
+        REDIS_PERSECOND: 'true',
+        REDIS_PERSECOND_TYPE: 'cluster',
+        REDIS_PERSECOND_URL: perSecond.url,
         CACHE_KEY_PREFIX: prefix,
       });
     });
     afterAll(async () => {
       await server?.stop();
+      await perSecond?.stop();
       await cluster?.stop();
+    });
+
+    it('counts SECOND limits on the per-second cluster, on the master that owns the key’s slot', async () => {
+      const second = random();
+      await server.shouldRateLimit({ domain: 'topo', descriptors: descriptors({ second }) as never });
+      const key = keyOf(prefix, 'second', second, 1);
+      const owner = await perSecond.ownerOf(key);
+      const mainOwner = await cluster.ownerOf(key);
+      // The counter lives one second: read it at once, on the owner of its slot in each cluster.
+      expect([await owner.cli('EXISTS', key), await mainOwner.cli('EXISTS', key)]).toEqual(['1', '0']);
     });
 
     it('spreads keys over the masters and counts each right, several keys in one decision', async () => {
