@@ -21,6 +21,7 @@ import { createMemcachedCounterStore } from '../adapters/memcached-store.ts';
 import { registerPrometheusStats } from '../adapters/prometheus.ts';
 import { createRedisCounterStore, type RedisCounterStore } from '../adapters/redis-store.ts';
 import { startStatsdSink } from '../adapters/statsd-sink.ts';
+import { grpcServerCredentials } from '../adapters/tls-credentials.ts';
 import type { ConfigRuntime } from '../config-runtime.ts';
 import { createOverLimitCache, type OverLimitCache } from '../domain/local-cache.ts';
 import type { StatsStore } from '../domain/stats.ts';
@@ -174,6 +175,7 @@ export async function startDecider(options: {
           // Channelz's per-call bookkeeping (timestamps, counters) costs ~10-20 µs of CPU a call; nothing reads it.
           'grpc.enable_channelz': 0,
         },
+        credentials: grpcServerCredentials(settings, logger, (name, stop) => lifecycle.onStop(name, stop)),
         services: [
           { definition: rls.service, implementation: createRateLimitHandlers({ service, timer, logger }) },
           grpcHealth,
