@@ -125,9 +125,15 @@ export async function startDecider(options: {
     lifecycle.onStop('statsd', () => statsd.stop());
   }
 
+  // Tracing (TRACING_ENABLED): loaded and wrapped around the decision path only when on.
+  const tracing = settings.tracingEnabled
+    ? await (await import('../adapters/tracing.ts')).tracingFromSettings(settings, logger, (name, stop) =>
+        lifecycle.onStop(name, stop),
+      )
+    : undefined;
   const service = createRateLimitService({
     config: config.current,
-    store,
+    store: tracing ? tracing.traceStore(store, settings.backendType) : store,
     localCache,
     stats,
     clock: systemClock,
@@ -158,7 +164,11 @@ export async function startDecider(options: {
         host: settings.host,
         port: settings.port,
         name: 'HTTP server',
-        handler: createHttpHandler({ service, health, logger }),
+        handler: tracing
+          ? tracing.traceHttp(
+              createHttpHandler({ service: tracing.traceService(service, 'http'), health, logger }),
+            )
+          : createHttpHandler({ service, health, logger }),
         logger,
       });
       lifecycle.onStop('HTTP server', () => http.stop());
@@ -177,7 +187,14 @@ export async function startDecider(options: {
         },
         credentials: grpcServerCredentials(settings, logger, (name, stop) => lifecycle.onStop(name, stop)),
         services: [
-          { definition: rls.service, implementation: createRateLimitHandlers({ service, timer, logger }) },
+          {
+            definition: rls.service,
+            implementation: tracing
+              ? tracing.traceGrpc(
+                  createRateLimitHandlers({ service: tracing.traceService(service, 'grpc'), timer, logger }),
+                )
+              : createRateLimitHandlers({ service, timer, logger }),
+          },
           grpcHealth,
         ],
       });
