@@ -37,14 +37,14 @@ interface KeyValue {
   value?: Record<string, unknown>;
 }
 
-const valueOf = (value: Record<string, unknown> | undefined): unknown => {
+const anyValue = (value: Record<string, unknown> | undefined): unknown => {
   if (value === undefined) return undefined;
   for (const field of ['string_value', 'bool_value', 'int_value', 'double_value'])
     if (value[field] !== undefined) return field === 'int_value' ? Number(value[field]) : value[field];
   return value;
 };
 const attributesOf = (list: KeyValue[] | undefined): Record<string, unknown> =>
-  Object.fromEntries((list ?? []).map((kv) => [kv.key, valueOf(kv.value)]));
+  Object.fromEntries((list ?? []).map((kv) => [kv.key, anyValue(kv.value)]));
 const hex = (bytes: Uint8Array | undefined): string => Buffer.from(bytes ?? []).toString('hex');
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
