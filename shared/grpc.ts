@@ -127,6 +127,8 @@ export interface GrpcServerOptions {
   readonly maxMessageBytes?: number;
   /** Further grpc-js server options, e.g. `grpc.max_connection_age_ms`. */
   readonly channelOptions?: Readonly<Record<string, string | number>>;
+  /** TLS credentials; plaintext when absent. */
+  readonly credentials?: ServerCredentials;
 }
 
 export interface RunningGrpcServer {
@@ -154,18 +156,22 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
 
   const address = `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${options.port}`;
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(address, ServerCredentials.createInsecure(), (error, boundPort) => {
-      if (error === null) {
-        resolve(boundPort);
-        return;
-      }
-      server.forceShutdown();
-      reject(
-        new AppError('UNAVAILABLE', `cannot bind gRPC server to ${address}: ${error.message}`, {
-          cause: error,
-        }),
-      );
-    });
+    server.bindAsync(
+      address,
+      options.credentials ?? ServerCredentials.createInsecure(),
+      (error, boundPort) => {
+        if (error === null) {
+          resolve(boundPort);
+          return;
+        }
+        server.forceShutdown();
+        reject(
+          new AppError('UNAVAILABLE', `cannot bind gRPC server to ${address}: ${error.message}`, {
+            cause: error,
+          }),
+        );
+      },
+    );
   });
   logger.info({ host, port }, 'gRPC server listening');
 

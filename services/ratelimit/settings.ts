@@ -11,8 +11,10 @@ import {
   port,
   readSettings,
   SettingsError,
+  type SettingsOf,
   str,
 } from '../../shared/settings.ts';
+import { readRatelimitExtensions } from './settings-extensions.ts';
 
 const UNITS_MS: Readonly<Record<string, number>> = {
   ns: 1e-6,
@@ -133,7 +135,7 @@ export const ratelimitSettingsSpec = {
   logLevel: choice('LOG_LEVEL', LOG_LEVEL_NAMES, 'warn'),
   logFormat: choice('LOG_FORMAT', ['text', 'json'] as const, 'text'),
   // Configuration
-  configType: choice('CONFIG_TYPE', ['FILE', 'KAFKA'] as const, 'FILE'),
+  configType: choice('CONFIG_TYPE', ['FILE', 'KAFKA', 'GRPC_XDS_SOTW'] as const, 'FILE'),
   configKafkaPublish: bool('CONFIG_KAFKA_PUBLISH', true),
   configKafkaKey: str(
     'CONFIG_KAFKA_KEY',
@@ -234,8 +236,16 @@ export type RatelimitSettings = ReturnType<typeof readRatelimitSettings>;
 
 /** Reads every setting, then the rules that tie several together; all problems in one SettingsError. */
 export function readRatelimitSettings(env: Env) {
-  const settings = readSettings(ratelimitSettingsSpec, env);
-  const problems: string[] = [];
+  // xDS, gRPC TLS and tracing (./settings-extensions.ts): their problems join the others'.
+  const extensions = readRatelimitExtensions(env, env.CONFIG_TYPE?.trim().toUpperCase());
+  let settings: SettingsOf<typeof ratelimitSettingsSpec>;
+  try {
+    settings = readSettings(ratelimitSettingsSpec, env);
+  } catch (error) {
+    if (error instanceof SettingsError) throw new SettingsError([...error.problems, ...extensions.problems]);
+    throw error;
+  }
+  const problems: string[] = [...extensions.problems];
   const sentinel = (variable: string, type: string, url: string): void => {
     if (type === 'sentinel' && url.split(',').filter((p) => p.trim() !== '').length < 2)
       problems.push(
@@ -257,7 +267,7 @@ export function readRatelimitSettings(env: Env) {
     problems.push('CONFIG_KAFKA_KEY must not be empty when CONFIG_TYPE=KAFKA');
   const dogStatsdMogrifiers = readMogrifiers(env, settings.useDogStatsdMogrifiers, problems);
   if (problems.length > 0) throw new SettingsError(problems);
-  return Object.freeze({ ...settings, dogStatsdMogrifiers });
+  return Object.freeze({ ...settings, ...extensions.values!, dogStatsdMogrifiers });
 }
 
 /** A DogStatsD mogrifier: a stat name matching `pattern` is sent as `name` with `tags` ($1.. from the match). */

@@ -11,7 +11,7 @@ import type { RatelimitSettings } from '../settings.ts';
 
 export interface FoundConfig {
   readonly files: readonly ConfigFile[];
-  /** `files`, or `kafka:<publisher>`. */
+  /** `files`, `xds`, or `kafka:<publisher>`. */
   readonly source: string;
   readonly mergeDomainConfig: boolean;
   /** The version the publisher loaded (Kafka only), to warn when ours differs. */
@@ -69,7 +69,7 @@ export async function startConfigSource(options: {
   }
 
   const publisher =
-    kafka !== undefined && settings.configType === 'FILE' && settings.configKafkaPublish
+    kafka !== undefined && settings.configType !== 'KAFKA' && settings.configKafkaPublish
       ? kafka.createLatestConfigPublisher({
           connect: async () =>
             kafka.createConfigPublisher({
@@ -90,7 +90,7 @@ export async function startConfigSource(options: {
         { published: found.publishedVersion, loaded: config.version },
         'configuration version differs from the published one',
       );
-    if (publisher !== undefined && found.source === 'files')
+    if (publisher !== undefined && (found.source === 'files' || found.source === 'xds'))
       publisher.offer({
         version: config.version,
         files: config.files,
@@ -116,6 +116,10 @@ export async function startConfigSource(options: {
     };
     lifecycle.onStop('file watch', files.watch(reload));
     reload();
+  } else if (settings.configType === 'GRPC_XDS_SOTW') {
+    const { startXdsSource } = await import('./xds-source.ts');
+    const xds = startXdsSource({ settings, logger, deliver });
+    lifecycle.onStop('xDS client', () => xds.stop());
   } else if (kafka !== undefined && bus !== undefined) {
     await connectProducer(); // declares the topic
     const subscription = await kafka.subscribeToConfigs({

@@ -21,6 +21,7 @@ import { createMemcachedCounterStore } from '../adapters/memcached-store.ts';
 import { registerPrometheusStats } from '../adapters/prometheus.ts';
 import { createRedisCounterStore, type RedisCounterStore } from '../adapters/redis-store.ts';
 import { startStatsdSink } from '../adapters/statsd-sink.ts';
+import { grpcServerCredentials } from '../adapters/tls-credentials.ts';
 import type { ConfigRuntime } from '../config-runtime.ts';
 import { createOverLimitCache, type OverLimitCache } from '../domain/local-cache.ts';
 import type { StatsStore } from '../domain/stats.ts';
@@ -124,9 +125,15 @@ export async function startDecider(options: {
     lifecycle.onStop('statsd', () => statsd.stop());
   }
 
+  // Tracing (TRACING_ENABLED): loaded and wrapped around the decision path only when on.
+  const tracing = settings.tracingEnabled
+    ? await (await import('../adapters/tracing.ts')).tracingFromSettings(settings, logger, (name, stop) =>
+        lifecycle.onStop(name, stop),
+      )
+    : undefined;
   const service = createRateLimitService({
     config: config.current,
-    store,
+    store: tracing ? tracing.traceStore(store, settings.backendType) : store,
     localCache,
     stats,
     clock: systemClock,
@@ -157,7 +164,11 @@ export async function startDecider(options: {
         host: settings.host,
         port: settings.port,
         name: 'HTTP server',
-        handler: createHttpHandler({ service, health, logger }),
+        handler: tracing
+          ? tracing.traceHttp(
+              createHttpHandler({ service: tracing.traceService(service, 'http'), health, logger }),
+            )
+          : createHttpHandler({ service, health, logger }),
         logger,
       });
       lifecycle.onStop('HTTP server', () => http.stop());
@@ -174,8 +185,16 @@ export async function startDecider(options: {
           // Channelz's per-call bookkeeping (timestamps, counters) costs ~10-20 µs of CPU a call; nothing reads it.
           'grpc.enable_channelz': 0,
         },
+        credentials: grpcServerCredentials(settings, logger, (name, stop) => lifecycle.onStop(name, stop)),
         services: [
-          { definition: rls.service, implementation: createRateLimitHandlers({ service, timer, logger }) },
+          {
+            definition: rls.service,
+            implementation: tracing
+              ? tracing.traceGrpc(
+                  createRateLimitHandlers({ service: tracing.traceService(service, 'grpc'), timer, logger }),
+                )
+              : createRateLimitHandlers({ service, timer, logger }),
+          },
           grpcHealth,
         ],
       });
