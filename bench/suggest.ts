@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { kafkaSettings } from '../shared/bus/kafka.ts';
-import { readSettings } from '../shared/settings.ts';
+import { readSettings, str } from '../shared/settings.ts';
 import { type ExperimentServer, startExperimentServer } from '../test/helpers/experiment-server.ts';
 import { anchorFor, RELEASES } from './suggest/anchors.ts';
 import { type LoopResult, runLoop } from './suggest/driver.ts';
@@ -120,7 +120,14 @@ async function runInProcess(all: Job[]): Promise<Outcome[]> {
 }
 
 async function runThroughGrpc(all: Job[]): Promise<Outcome[]> {
-  const settings = readSettings(kafkaSettings, process.env);
+  const settings = readSettings(
+    {
+      ...kafkaSettings,
+      /** Node options of the servers, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them. */
+      serverNodeOptions: str('BENCH_SERVER_NODE_OPTIONS', ''),
+    },
+    process.env,
+  );
   const scratch = mkdtempSync(join(tmpdir(), 'bench-suggest-'));
   const servers: ExperimentServer[] = [];
   const clients: ReturnType<typeof grpcTransport>[] = [];
@@ -133,6 +140,7 @@ async function runThroughGrpc(all: Job[]): Promise<Outcome[]> {
         EARLY_STOPPING_WORKER: 'false',
         OBSERVATION_STORE: 'sqlite',
         SQLITE_FILE: join(scratch, `observations-${i}.db`),
+        ...(settings.serverNodeOptions === '' ? {} : { NODE_OPTIONS: settings.serverNodeOptions }),
       });
       servers.push(server);
       clients.push(grpcTransport(server.address));
