@@ -65,6 +65,8 @@ if (
 
 /** The printed table rows, to count the misses. */
 const lines: string[] = [];
+/** The lines of the blocking check (runThroughGrpc), printed after the tables. */
+const blocking: string[] = [];
 
 interface Outcome {
   readonly job: Job;
@@ -188,6 +190,7 @@ async function runThroughGrpc(all: Job[]): Promise<Outcome[]> {
       }
       timed.set(key, samples);
     }
+    await blockingCheck(clients[0]!.transport, finals);
     return results.map((outcome) => {
       const samples = timed.get(keyOf(outcome.job)) ?? [];
       return { ...outcome, ms: samples[outcome.job.seed] };
@@ -197,6 +200,57 @@ async function runThroughGrpc(all: Job[]): Promise<Outcome[]> {
     await Promise.all(servers.map((server) => server.stop()));
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * Whether a model fit holds other calls: the latency of small calls (random, 100 trials) sent one
+ * after another on the same server, alone and while bayesianoptimization calls at 100 trials
+ * run back to back. Printed after the tables.
+ */
+async function blockingCheck(
+  transport: ReturnType<typeof grpcTransport>['transport'],
+  finals: ReadonlyMap<string, LoopResult['finalRequest'][]>,
+): Promise<void> {
+  const fit = [...finals].find(([key]) => key.startsWith('bayesianoptimization/'))?.[1][0];
+  const small = [...finals].find(([key]) => !key.startsWith('bayesianoptimization/'))?.[1][0];
+  if (!fit || !small) return;
+  const other = {
+    ...small,
+    experiment: {
+      ...small.experiment!,
+      name: `${small.experiment!.name}-other`,
+      spec: { ...small.experiment!.spec!, algorithm: { algorithm_name: 'random', algorithm_settings: [] } },
+    },
+  };
+  const latencies = async (until: () => boolean, minimum: number) => {
+    const out: number[] = [];
+    while (out.length < minimum || !until()) {
+      const t0 = performance.now();
+      await transport(other);
+      out.push(performance.now() - t0);
+    }
+    return out;
+  };
+  const alone = await latencies(() => true, 20);
+  let fitting = true;
+  const fits: number[] = [];
+  const fitter = (async () => {
+    for (let i = 0; i < 10; i++) {
+      const t0 = performance.now();
+      await transport(fit);
+      fits.push(performance.now() - t0);
+    }
+    fitting = false;
+  })();
+  const during = await latencies(() => !fitting, 1);
+  await fitter;
+  const line = (label: string, v: number[]) =>
+    `${label}: p50 ${quantile(v, 0.5).toFixed(2)} ms, max ${Math.max(...v).toFixed(2)} ms (${v.length} calls)`;
+  blocking.push(
+    line('other calls alone', alone),
+    line('other calls during bayesianoptimization fits', during),
+    line('the bayesianoptimization calls meanwhile', fits),
+  );
 }
 
 function print(line: string): void {
@@ -248,6 +302,7 @@ function report(results: readonly Outcome[]): void {
     );
     table(results, untuned);
   }
+  if (blocking.length) print(`\nA model fit and other calls on the same server\n${blocking.join('\n')}`);
   const missed = lines.filter((l) => l.includes('MISSED')).length;
   print(`\n${missed} rows with a miss`);
 }
