@@ -23,6 +23,7 @@ import { openPostgresObservationStore } from './adapters/postgres-observation-st
 import { createReadBarrier } from './adapters/read-barrier.ts';
 import { openSqliteObservationStore } from './adapters/sqlite-observation-store.ts';
 import { createSuggestionHandlers } from './adapters/suggestion-grpc.ts';
+import { createSuggestionWorkers } from './adapters/suggestion-workers.ts';
 import type { ObservationStore } from './ports.ts';
 import { readExperimentSettings } from './settings.ts';
 import { openReadModel, startWeb } from './web.ts';
@@ -122,6 +123,11 @@ try {
       catchUpTimeoutMs: settings.readBarrierTimeoutMs,
     });
     lifecycle.onStop('controller state store', () => controllerStates.close());
+    const workers =
+      settings.suggestionWorkerThreads > 0
+        ? createSuggestionWorkers({ size: settings.suggestionWorkerThreads, logger })
+        : undefined;
+    if (workers) lifecycle.onStop('suggestion worker threads', () => workers.close());
     hosted.push({
       definition: lookupService(root, 'api.v1.beta1.Suggestion').service,
       implementation: createSuggestionHandlers({
@@ -130,6 +136,7 @@ try {
         logger,
         registry,
         controllerStates,
+        ...(workers ? { workers } : {}),
       }),
     });
     // Katib's suggestion pods are probed as manager.v1beta1.Suggestion.
