@@ -1,13 +1,17 @@
 // DBManager benchmark through the real experiment server (a child process) on real Kafka and each
 // store: acknowledged metric logs/s with concurrent reporters, the lag from an acknowledged report
-// until GetObservationLog returns it, GetObservationLog of one large trial, and the server's peak
-// memory. Bounded by BENCH_SECONDS per store.
-import { randomBytes } from 'node:crypto';
+// until GetObservationLog returns it, GetObservationLog of one large trial, a restart behind a
+// backlog (time until reads answer, catch-up rate), and the server's memory idle and under load.
+// Each figure is printed beside its goal (the DBManager throughput issue) and Katib's figure.
+// Bounded by BENCH_SECONDS per store and BENCH_BACKLOG_LOGS.
+import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createBus, createEventProducer, TOPICS } from '../shared/bus/index.ts';
 import { kafkaSettings } from '../shared/bus/kafka.ts';
+import { silentLogger } from '../shared/logger.ts';
 import { int, list, readSettings, str } from '../shared/settings.ts';
 import {
   createDbManagerClient,
@@ -30,6 +34,9 @@ const settings = readSettings(
     lagSampleEvery: int('BENCH_LAG_SAMPLE_EVERY', 5, { min: 1, max: 1_000 }),
     largeTrialLogs: int('BENCH_LARGE_TRIAL_LOGS', 10_000, { min: 100, max: 1_000_000 }),
     getCalls: int('BENCH_GET_CALLS', 100, { min: 10, max: 10_000 }),
+    backlogLogs: int('BENCH_BACKLOG_LOGS', 1_000_000, { min: 0, max: 10_000_000 }),
+    /** Node options of the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
+    serverNodeOptions: str('BENCH_SERVER_NODE_OPTIONS', ''),
   },
   process.env,
 );
@@ -50,10 +57,63 @@ function metricLogs(count: number, firstStep: number) {
   });
 }
 
-function peakMemoryMiB(pid: number): number {
+/** VmHWM (peak) or VmRSS (now) of a process, MiB. */
+function memoryMiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+  const kib = Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
   return kib / 1024;
+}
+
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Publishes `total` logs straight to experiment.observations (as instances that acknowledged them
+ * would have) while the server is down, 1,000 logs per event over 100 trials.
+ */
+async function publishBacklog(total: number): Promise<{ lastTrial: string; lastLogs: number }> {
+  const bus = createBus({
+    brokers: settings.kafkaBrokers,
+    clientId: 'bench-dbmanager-backlog',
+    client: settings.kafkaClient,
+    logger: silentLogger,
+  });
+  const producer = await createEventProducer(bus);
+  const perEvent = 1_000;
+  let lastTrial = '';
+  let lastLogs = 0;
+  try {
+    const pending: Promise<void>[] = [];
+    for (let sent = 0, i = 0; sent < total; sent += perEvent, i++) {
+      const count = Math.min(perEvent, total - sent);
+      lastTrial = `bench-${run}-backlog-${i % 100}`;
+      lastLogs = count;
+      const logs = metricLogs(count, i * perEvent).map((l) => ({
+        time_stamp: l.time_stamp,
+        metric_name: l.metric.name,
+        value: l.metric.value,
+      }));
+      pending.push(
+        producer.publish(TOPICS.observations.name, [
+          {
+            eventType: 'ObservationLogReported',
+            key: lastTrial,
+            payload: {
+              event_id: randomUUID(),
+              occurred_at: Date.now(),
+              trial_name: lastTrial,
+              metric_logs: logs,
+            },
+          },
+        ]),
+      );
+      if (pending.length >= 32) await Promise.all(pending.splice(0));
+    }
+    await Promise.all(pending);
+  } finally {
+    await producer.disconnect();
+    await bus.close();
+  }
+  return { lastTrial, lastLogs };
 }
 
 async function reportLoad(db: DbManager) {
@@ -116,36 +176,122 @@ const print = (text: string): void => void process.stdout.write(`${text}\n`);
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 const line = (label: string, values: number[]) =>
   `  ${label.padEnd(44)} p50 ${fmt(percentile(values, 50)).padStart(9)}   p99 ${fmt(percentile(values, 99)).padStart(9)}   (n=${values.length})`;
+/** A figure beside its goal and Katib's (measured on this machine: the issue's table). */
+const goal = (label: string, value: string, met: boolean, target: string, katib: string) =>
+  `  ${label.padEnd(44)} ${value.padStart(14)}   goal ${target.padEnd(16)} ${met ? 'met   ' : 'MISSED'}   Katib ${katib}`;
 
 const dir = await mkdtemp(join(tmpdir(), 'bench-dbmanager-'));
 try {
   print(
     `DBManager benchmark: ${settings.reporters} reporters × ${settings.logsPerCall} logs/call for ${settings.seconds} s, ` +
-      `GetObservationLog of ${settings.largeTrialLogs} logs × ${settings.getCalls}`,
+      `GetObservationLog of ${settings.largeTrialLogs} logs × ${settings.getCalls}, restart behind ${settings.backlogLogs} logs`,
   );
   for (const store of settings.stores) {
-    const server = await startExperimentServer({
+    const serverSettings = {
       KAFKA_BROKERS: settings.kafkaBrokers.join(','),
       // A new group: the server helper starts it at the topic's end, so no history is replayed.
       PERSISTENCE_GROUP: `bench-dbmanager-${run}-${store}`,
       OBSERVATION_STORE: store,
+      ...(settings.serverNodeOptions === '' ? {} : { NODE_OPTIONS: settings.serverNodeOptions }),
       ...(store === 'sqlite'
         ? { SQLITE_FILE: join(dir, 'observations.db') }
         : { POSTGRES_URL: settings.postgresUrl, POSTGRES_SCHEMA: `bench_${run}` }),
-    });
-    const db = createDbManagerClient(server.address);
+    };
+    let server = await startExperimentServer(serverSettings);
+    let db = createDbManagerClient(server.address);
     try {
+      await settle(2_000);
+      const idleBefore = memoryMiB(server.pid, 'VmRSS');
       const load = await reportLoad(db);
+      const underLoad = memoryMiB(server.pid, 'VmHWM');
       const reads = await largeTrialReads(db);
+      await settle(2_000);
+      const idleAfter = memoryMiB(server.pid, 'VmRSS');
       print(`\n[${store}]`);
       print(
         `  acknowledged: ${Math.round(load.logsPerSecond).toLocaleString('en')} metric logs/s (${load.calls} calls)`,
       );
       print(line('ReportObservationLog ack', load.ackMs));
       print(line('ack → queryable (read right after the ack)', load.lagMs));
+      print(
+        `  ack → queryable distribution: ${[50, 90, 99, 100].map((p) => `p${p} ${fmt(percentile(load.lagMs, p))}`).join(', ')}`,
+      );
       print(line(`GetObservationLog, ${settings.largeTrialLogs} logs`, reads.allMs));
       print(line(`GetObservationLog, one metric (${settings.largeTrialLogs / 2} logs)`, reads.oneMetricMs));
-      print(`  server peak memory (VmHWM): ${peakMemoryMiB(server.pid).toFixed(0)} MiB`);
+
+      let restart: { readsAfterMs: number; catchUpLogsPerSecond: number } | undefined;
+      if (settings.backlogLogs > 0) {
+        db.close();
+        await server.stop();
+        const { lastTrial, lastLogs } = await publishBacklog(settings.backlogLogs);
+        const started = performance.now();
+        server = await startExperimentServer(serverSettings, {
+          replayHistory: true,
+          readyTimeoutMs: 120_000,
+        });
+        db = createDbManagerClient(server.address);
+        // Reads answer once the worker caught up to what was acknowledged before them.
+        for (;;) {
+          try {
+            const reply = await db.get({ trial_name: lastTrial });
+            if ((reply.observation_log?.metric_logs.length ?? 0) >= lastLogs) break;
+          } catch {
+            // UNAVAILABLE while the worker is behind: ask again.
+          }
+          await settle(100);
+        }
+        const readsAfterMs = performance.now() - started;
+        restart = { readsAfterMs, catchUpLogsPerSecond: settings.backlogLogs / (readsAfterMs / 1_000) };
+      }
+
+      print('  goals:');
+      print(
+        goal(
+          'acknowledged logs/s',
+          Math.round(load.logsPerSecond).toLocaleString('en'),
+          load.logsPerSecond >= 200_000,
+          '≥ 200,000',
+          '19,200–22,500',
+        ),
+      );
+      const ackP99 = percentile(load.ackMs, 99);
+      print(goal('report p99', fmt(ackP99), ackP99 <= 100, '≤ 100 ms', '492–610 ms'));
+      const lagP99 = percentile(load.lagMs, 99);
+      print(goal('ack → queryable p99', fmt(lagP99), lagP99 <= 1_000, '≤ 1,000 ms', '0.1–0.3 s (one read)'));
+      if (restart) {
+        print(
+          goal(
+            `restart behind ${settings.backlogLogs.toLocaleString('en')} logs: reads answer after`,
+            `${(restart.readsAfterMs / 1_000).toFixed(1)} s`,
+            restart.readsAfterMs <= 10_000,
+            '≤ 10 s',
+            '—',
+          ),
+        );
+        print(`  catch-up rate: ${Math.round(restart.catchUpLogsPerSecond).toLocaleString('en')} logs/s`);
+      }
+      const getP99 = percentile(reads.allMs, 99);
+      print(
+        goal(
+          `GetObservationLog ${settings.largeTrialLogs} logs p99`,
+          fmt(getP99),
+          getP99 <= 20,
+          '≤ 20 ms',
+          '69 ms (1,000 logs)',
+        ),
+      );
+      print(
+        goal('RSS under load (peak)', `${underLoad.toFixed(0)} MiB`, underLoad <= 150, '≤ 150 MiB', '21 MB'),
+      );
+      print(
+        goal(
+          'RSS idle (before / after the load)',
+          `${idleBefore.toFixed(0)} / ${idleAfter.toFixed(0)} MiB`,
+          Math.max(idleBefore, idleAfter) <= 80,
+          '≤ 80 MiB',
+          '21 MB',
+        ),
+      );
     } finally {
       db.close();
       await server.stop();

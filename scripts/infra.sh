@@ -67,9 +67,15 @@ ensure_packages() {
   command -v redis-server >/dev/null || missing+=(redis-server)
   command -v redis-cli >/dev/null || missing+=(redis-tools)
   command -v memcached >/dev/null || missing+=(memcached)
+  # The ratelimit topology tests start their own sentinels, TLS Redis (certificates from openssl)
+  # and a dnsmasq serving SRV records.
+  command -v redis-sentinel >/dev/null || missing+=(redis-sentinel)
+  command -v openssl >/dev/null || missing+=(openssl)
+  command -v dnsmasq >/dev/null || missing+=(dnsmasq-base)
   [ -n "$(pg_bin)" ] || missing+=(postgresql)
   command -v psql >/dev/null || missing+=(postgresql-client)
   command -v kcat >/dev/null || missing+=(kcat)
+  command -v openssl >/dev/null || missing+=(openssl) # kvupgrade's TLS etcd tests make their certificates
   command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
   command -v mvn >/dev/null || missing+=(maven)
   [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import avro' 2>/dev/null || missing+=(python3-avro)

@@ -92,3 +92,22 @@ function describeThrown(value: unknown): string {
     return `non-error value of type ${typeof value}`;
   }
 }
+
+/**
+ * Whether a failure is the service's own (a store or Kafka outage, a bug) rather than the caller's
+ * mistake: these are logged at warn or error, the caller's at info. UNKNOWN is both in the rate
+ * limit protocol (the reference answers a Redis outage and an empty descriptor list alike), so
+ * there the error's retriability tells them apart.
+ */
+export function causedByService(error: AppError): boolean {
+  switch (error.code) {
+    case 'INTERNAL':
+    case 'UNAVAILABLE':
+    case 'DEADLINE_EXCEEDED':
+      return true;
+    case 'UNKNOWN':
+      return error.retriable;
+    default:
+      return false;
+  }
+}

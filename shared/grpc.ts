@@ -11,7 +11,7 @@ import {
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { loadSync, type Options as ProtoLoaderOptions } from '@grpc/proto-loader';
-import { AppError, ERROR_TABLE, type ErrorCode, toAppError } from './errors.ts';
+import { AppError, causedByService, ERROR_TABLE, toAppError } from './errors.ts';
 import type { Logger } from './logger.ts';
 
 export {
@@ -73,13 +73,6 @@ export interface UnaryContext {
 
 export type UnaryHandler<Request, Response> = (request: Request, context: UnaryContext) => Promise<Response>;
 
-/** Failures that are our fault (or our dependencies'), as opposed to the caller's. */
-const SERVER_SIDE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
-  'INTERNAL',
-  'UNAVAILABLE',
-  'DEADLINE_EXCEEDED',
-]);
-
 /**
  * Adapts a promise-returning handler to grpc-js, which ignores returned promises: the promise is
  * awaited and whatever it throws becomes a gRPC status via toAppError and ERROR_TABLE, with the
@@ -105,7 +98,7 @@ export function unary<Request, Response>(
         const error = toAppError(thrown);
         const known = thrown instanceof AppError;
         const fields = { method, code: error.code, peer: context.peer, err: thrown };
-        if (!known || SERVER_SIDE.has(error.code)) deps.logger.error(fields, `gRPC ${method} failed`);
+        if (!known || causedByService(error)) deps.logger.error(fields, `gRPC ${method} failed`);
         else deps.logger.info(fields, `gRPC ${method} rejected the request: ${error.message}`);
         const details = !known && error.code === 'INTERNAL' ? 'internal error' : error.message;
         callback({ code: ERROR_TABLE[error.code].grpc, details });
@@ -134,6 +127,8 @@ export interface GrpcServerOptions {
   readonly maxMessageBytes?: number;
   /** Further grpc-js server options, e.g. `grpc.max_connection_age_ms`. */
   readonly channelOptions?: Readonly<Record<string, string | number>>;
+  /** TLS credentials; plaintext when absent. */
+  readonly credentials?: ServerCredentials;
 }
 
 export interface RunningGrpcServer {
@@ -161,18 +156,22 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
 
   const address = `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${options.port}`;
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(address, ServerCredentials.createInsecure(), (error, boundPort) => {
-      if (error === null) {
-        resolve(boundPort);
-        return;
-      }
-      server.forceShutdown();
-      reject(
-        new AppError('UNAVAILABLE', `cannot bind gRPC server to ${address}: ${error.message}`, {
-          cause: error,
-        }),
-      );
-    });
+    server.bindAsync(
+      address,
+      options.credentials ?? ServerCredentials.createInsecure(),
+      (error, boundPort) => {
+        if (error === null) {
+          resolve(boundPort);
+          return;
+        }
+        server.forceShutdown();
+        reject(
+          new AppError('UNAVAILABLE', `cannot bind gRPC server to ${address}: ${error.message}`, {
+            cause: error,
+          }),
+        );
+      },
+    );
   });
   logger.info({ host, port }, 'gRPC server listening');
 

@@ -35,12 +35,17 @@ export interface LoopResult {
   readonly finalRequest: GetSuggestionsRequest__Output;
 }
 
+/**
+ * `batch` suggestions per round (as many trials run in parallel), all told together before the
+ * next round, as the anchors' batch-5 protocol does; batch 1 is the sequential loop.
+ */
 export async function runLoop(
   transport: Transport,
   algorithm: string,
   problem: Problem,
   seed: number,
   trials: number,
+  batch = 1,
 ): Promise<LoopResult> {
   const setup = ALGORITHM_SETUP[algorithm] ?? { settings: {} };
   const specs = [
@@ -51,34 +56,44 @@ export async function runLoop(
   const done: Trial__Output[] = [];
   const regrets: number[] = [];
   let best = Number.POSITIVE_INFINITY;
-  const requestFor = (): GetSuggestionsRequest__Output => ({
+  const requestFor = (count: number): GetSuggestionsRequest__Output => ({
     experiment: experiment(
-      `bench-${algorithm}-${problem.name}-${seed}`,
+      `bench-${algorithm}-${problem.name}-${seed}-b${batch}`,
       algorithm,
       specs,
       settings,
       trials,
-      setup.parallel ?? 1,
+      Math.max(batch, setup.parallel ?? 1),
     ),
     trials: done,
-    current_request_number: 1,
-    total_request_number: done.length + 1,
+    current_request_number: count,
+    total_request_number: done.length + count,
   });
-  for (let t = 0; t < trials; t++) {
-    const reply = await transport(requestFor());
-    const suggestion = reply.parameter_assignments[0];
-    if (!suggestion) throw new Error(`${algorithm} on ${problem.name}: empty reply at trial ${t}`);
-    const assignment = Object.fromEntries(suggestion.assignments.map((a) => [a.name, a.value]));
-    const loss = problem.evaluate(assignment);
-    best = Math.min(best, loss);
-    done.push(completedTrial(suggestion, t, loss));
-    if ((CHECKPOINTS as readonly number[]).includes(t + 1)) regrets.push(best - problem.optimum);
+  while (done.length < trials) {
+    const count = Math.min(batch, trials - done.length);
+    const reply = await transport(requestFor(count));
+    if (reply.parameter_assignments.length < count) {
+      throw new Error(
+        `${algorithm} on ${problem.name}: ${reply.parameter_assignments.length} of ${count} suggestions at trial ${done.length}`,
+      );
+    }
+    // Every suggestion of the round is evaluated before any is told.
+    const round = reply.parameter_assignments.slice(0, count).map((suggestion) => {
+      const assignment = Object.fromEntries(suggestion.assignments.map((a) => [a.name, a.value]));
+      return { suggestion, loss: problem.evaluate(assignment) };
+    });
+    for (const { suggestion, loss } of round) {
+      const t = done.length;
+      best = Math.min(best, loss);
+      done.push(completedTrial(suggestion, t, loss));
+      if ((CHECKPOINTS as readonly number[]).includes(t + 1)) regrets.push(best - problem.optimum);
+    }
     // The controller merges the reply's settings (hyperband's state) into the next request.
     for (const { name, value } of reply.algorithm?.algorithm_settings ?? []) {
       settings = [...settings.filter((s) => s.name !== name), { name, value }];
     }
   }
-  return { regrets, finalRequest: requestFor() };
+  return { regrets, finalRequest: requestFor(batch) };
 }
 
 function experiment(

@@ -21,6 +21,21 @@ export interface EarlyStoppingRulesIssuedV1<Time = Date> {
   }>;
 }
 
+/** nas-controller-state-saved.v1.avsc: The enas controller of an experiment after a GetSuggestions call, saved before the reply is sent; any instance continues from the latest one. Key: experiment name (the topic is compacted: the latest state per experiment is kept). */
+export interface NasControllerStateSavedV1<Time = Date> {
+  /** UUID */
+  readonly event_id: string;
+  readonly occurred_at: Time;
+  /** The message key. */
+  readonly experiment_name: string;
+  /** enas */
+  readonly algorithm_name: string;
+  /** trials in the request that produced this state */
+  readonly trial_count: number;
+  /** The controller: weights, Adam moments, baseline and the trials it learned from (services/experiment/suggestion/nas/state-codec.ts, format byte first after NASC). */
+  readonly state: Buffer;
+}
+
 /** observation-log-deleted.v1.avsc: DBManager.DeleteObservationLog: every metric log of the trial reported before this event is gone. Key: trial name. */
 export interface ObservationLogDeletedV1<Time = Date> {
   readonly event_id: string;
@@ -198,6 +213,7 @@ export interface UpgradeProgressV1<Time = Date> {
 /** Every event, in the version this code reads and writes. */
 export interface EventPayloads<Time = Date> {
   EarlyStoppingRulesIssued: EarlyStoppingRulesIssuedV1<Time>;
+  NasControllerStateSaved: NasControllerStateSavedV1<Time>;
   ObservationLogDeleted: ObservationLogDeletedV1<Time>;
   ObservationLogReported: ObservationLogReportedV1<Time>;
   RateLimitConfigPublished: RateLimitConfigPublishedV1<Time>;

@@ -17,11 +17,13 @@ import { SettingsError } from '../../shared/settings.ts';
 import { createDbManagerHandlers } from './adapters/dbmanager-grpc.ts';
 import { startEarlyStoppingWorker } from './adapters/early-stopping-worker.ts';
 import { createEarlyStoppingHandlers, createRemoteCurves } from './adapters/earlystopping-grpc.ts';
+import { openKafkaControllerStateStore } from './adapters/kafka-controller-state-store.ts';
 import { startPersistenceWorker } from './adapters/persistence-worker.ts';
 import { openPostgresObservationStore } from './adapters/postgres-observation-store.ts';
 import { createReadBarrier } from './adapters/read-barrier.ts';
 import { openSqliteObservationStore } from './adapters/sqlite-observation-store.ts';
 import { createSuggestionHandlers } from './adapters/suggestion-grpc.ts';
+import { createSuggestionWorkers } from './adapters/suggestion-workers.ts';
 import type { ObservationStore } from './ports.ts';
 import { readExperimentSettings } from './settings.ts';
 import { openReadModel, startWeb } from './web.ts';
@@ -61,6 +63,8 @@ try {
       (topic) => [topic, dlqOf(topic)],
     ),
   );
+  // Read, never consumed by a worker: no dead-letter topic.
+  if (settings.services.includes('suggestion')) await bus.ensureTopics([TOPICS.nasControllerState]);
 
   const producer = await createEventProducer(bus);
   lifecycle.onStop('producer', () => producer.disconnect());
@@ -111,9 +115,29 @@ try {
   }
 
   if (settings.services.includes('suggestion')) {
+    const controllerStates = await openKafkaControllerStateStore({
+      bus,
+      producer,
+      clock: systemClock,
+      logger,
+      catchUpTimeoutMs: settings.readBarrierTimeoutMs,
+    });
+    lifecycle.onStop('controller state store', () => controllerStates.close());
+    const workers =
+      settings.suggestionWorkerThreads > 0
+        ? createSuggestionWorkers({ size: settings.suggestionWorkerThreads, logger })
+        : undefined;
+    if (workers) lifecycle.onStop('suggestion worker threads', () => workers.close());
     hosted.push({
       definition: lookupService(root, 'api.v1.beta1.Suggestion').service,
-      implementation: createSuggestionHandlers({ producer, clock: systemClock, logger, registry }),
+      implementation: createSuggestionHandlers({
+        producer,
+        clock: systemClock,
+        logger,
+        registry,
+        controllerStates,
+        ...(workers ? { workers } : {}),
+      }),
     });
     // Katib's suggestion pods are probed as manager.v1beta1.Suggestion.
     healthNames.push('api.v1.beta1.Suggestion', 'manager.v1beta1.Suggestion');

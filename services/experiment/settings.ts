@@ -52,6 +52,8 @@ export const experimentSettingsSpec = {
   earlyStoppingLookbackMs: int('EARLY_STOPPING_LOOKBACK_MS', 7 * 24 * 3_600_000, { min: 0, max: 2 ** 52 }),
   dbManagerDeadlineMs: int('DB_MANAGER_DEADLINE_MS', 60_000, { min: 100, max: 600_000 }),
   readBarrierTimeoutMs: int('READ_BARRIER_TIMEOUT_MS', 5_000, { min: 1, max: 600_000 }),
+  /** Worker threads that compute the model-fitting algorithms' suggestions (0: on the event loop). */
+  suggestionWorkerThreads: int('SUGGESTION_WORKER_THREADS', 1, { min: 0, max: 64 }),
   shutdownDeadlineMs: int('SHUTDOWN_DEADLINE_MS', 15_000, { min: 100, max: 600_000 }),
 };
 

@@ -10,9 +10,11 @@ export interface CliOptions {
   readonly allowAuth: boolean;
   /** Confirms a rollback that restores the snapshot (writes after it are lost). */
   readonly yes: boolean;
+  /** text for people; json: one JSON document per line (each check, step, and the outcome). */
+  readonly output: 'text' | 'json';
 }
 
-export const USAGE = `usage: kvupgrade <command> --cluster <file.yaml> [--allow-auth] [--yes]
+export const USAGE = `usage: kvupgrade <command> --cluster <file.yaml> [--allow-auth] [--yes] [--output text|json]
 
 Rolling upgrade of an etcd cluster from 3.4 to 3.5, member by member, with every step recorded
 as an UpgradeProgress event on the kv.upgrade-progress topic (key: the cluster's name).
@@ -30,6 +32,7 @@ options:
   --cluster <file>   the cluster file (members, binaries, driver, options)
   --allow-auth       accept a cluster with auth enabled (see the hazard plan explains)
   --yes              confirm a rollback by snapshot restore
+  --output json      one JSON document per line on stdout: each check, each step, then the outcome
   -h, --help         print this text
 
 exit codes: 0 done, 1 failed (or rolled back), 2 bad arguments or cluster file, 3 refused by a check, 4 confirmation needed`;
@@ -60,6 +63,9 @@ export function parseCli(args: readonly string[]): ParsedCli {
   }
   if (extra.length > 0) return { kind: 'error', message: `unexpected argument ${JSON.stringify(extra[0])}` };
   if (!values.cluster) return { kind: 'error', message: '--cluster <file.yaml> is required' };
+  const output = values.output ?? 'text';
+  if (output !== 'text' && output !== 'json')
+    return { kind: 'error', message: `--output must be text or json, got ${JSON.stringify(output)}` };
   return {
     kind: 'run',
     options: {
@@ -67,6 +73,7 @@ export function parseCli(args: readonly string[]): ParsedCli {
       cluster: values.cluster,
       allowAuth: values['allow-auth'] === true,
       yes: values.yes === true,
+      output,
     },
   };
 }
@@ -80,6 +87,7 @@ function parse(args: readonly string[]) {
       cluster: { type: 'string' },
       'allow-auth': { type: 'boolean' },
       yes: { type: 'boolean' },
+      output: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -14,15 +14,27 @@ import { createEtcdHttp } from './adapters/etcd-http.ts';
 import { createSnapshotTool } from './adapters/etcd-tools.ts';
 import { createLocalProcessDriver } from './adapters/local-process-driver.ts';
 import { createProgressTopic, readProgressEvents } from './adapters/progress-topic.ts';
+import { certificateFacts, loadTls } from './adapters/tls.ts';
 import { loadState, resumeUpgrade, rollback, runUpgrade } from './app/commands.ts';
 import { gatherFacts } from './app/facts.ts';
-import { renderEvent, renderPlan, renderStatus } from './app/render.ts';
+import {
+  jsonCheck,
+  jsonEvent,
+  jsonPlan,
+  jsonResult,
+  jsonStatus,
+  renderEvent,
+  renderPlan,
+  renderStatus,
+} from './app/render.ts';
 import { parseCli, USAGE } from './cli-args.ts';
 import { evaluatePlan } from './domain/plan.ts';
 import { readKvupgradeSettings } from './settings.ts';
 
 const EXIT = { ok: 0, failed: 1, usage: 2, refused: 3, confirm: 4 } as const;
 const out = (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+/** Set once the arguments are read: what the error handler prints. */
+let json: { command: string; clusterFile: string; cluster: string | null } | undefined;
 
 async function main(): Promise<number> {
   const parsed = parseCli(process.argv.slice(2));
@@ -35,6 +47,9 @@ async function main(): Promise<number> {
     return EXIT.usage;
   }
   const { options } = parsed;
+  if (options.output === 'json')
+    json = { command: options.command, clusterFile: options.cluster, cluster: null };
+  const asJson = options.output === 'json';
   const settings = readKvupgradeSettings(process.env);
   // stdout is for people; logs go to stderr, synchronously so none are lost at exit.
   const logger = createLogger(
@@ -42,18 +57,55 @@ async function main(): Promise<number> {
     pino.destination({ fd: 2, sync: true }),
   );
   const spec = await loadClusterFile(options.cluster);
+  if (json) json.cluster = spec.name;
+  /** Prints the text for people, or the result line for pipelines; returns the exit code. */
+  const finish = (code: number, text: string, outcome: string, phase: string | null): number => {
+    if (asJson)
+      out(
+        jsonResult({
+          command: options.command,
+          cluster: spec.name,
+          clusterFile: options.cluster,
+          outcome,
+          phase,
+          exitCode: code,
+          message: text.trim(),
+        }),
+      );
+    else out(text);
+    return code;
+  };
   const credentials = spec.auth
     ? { user: spec.auth.user, password: await readPassword(spec.auth.passwordFile) }
     : undefined;
+  const tls = spec.tls ? await loadTls(spec.tls) : undefined;
+  const certificates = tls ? certificateFacts(tls) : undefined;
   const etcd = createEtcdHttp({
     timeoutMs: spec.options.requestTimeoutMs,
     ...(credentials ? { credentials } : {}),
+    ...(tls ? { tls } : {}),
   });
+  const clock = systemClock;
+  const driver =
+    spec.driver.kind === 'local'
+      ? createLocalProcessDriver({ runDir: spec.driver.runDir, etcdutl: spec.binaries.etcdutl, clock })
+      : createCommandTemplateDriver({ spec: spec.driver, clock });
 
   if (options.command === 'plan') {
-    const plan = evaluatePlan(spec, await gatherFacts(spec, etcd), { allowAuth: options.allowAuth });
-    out(renderPlan(spec, plan));
-    return plan.outcome === 'refuse' ? EXIT.refused : EXIT.ok;
+    const facts = await gatherFacts(spec, etcd, {
+      driver,
+      now: clock.now(),
+      ...(certificates ? { certificates } : {}),
+    });
+    const plan = evaluatePlan(spec, facts, { allowAuth: options.allowAuth });
+    if (!asJson) {
+      out(renderPlan(spec, plan));
+      return plan.outcome === 'refuse' ? EXIT.refused : EXIT.ok;
+    }
+    for (const v of plan.verdicts) out(jsonCheck(v));
+    out(jsonPlan(spec, plan));
+    const code = plan.outcome === 'refuse' ? EXIT.refused : EXIT.ok;
+    return finish(code, `plan: ${plan.outcome}`, plan.outcome, null);
   }
 
   const bus = createBus({
@@ -69,8 +121,12 @@ async function main(): Promise<number> {
         { read: (cluster) => readProgressEvents(bus, topic, cluster) },
         spec.name,
       );
-      out(renderStatus(state, events));
-      return EXIT.ok;
+      if (!asJson) {
+        out(renderStatus(state, events));
+        return EXIT.ok;
+      }
+      out(jsonStatus(state, events));
+      return finish(EXIT.ok, `cluster ${spec.name}: ${state.phase}`, state.phase, state.phase);
     } finally {
       await bus.close();
     }
@@ -84,11 +140,6 @@ async function main(): Promise<number> {
   producer.catch(() => {}); // observed by the first publish, or below
   try {
     const progress = createProgressTopic({ bus, producer, topic });
-    const clock = systemClock;
-    const driver =
-      spec.driver.kind === 'local'
-        ? createLocalProcessDriver({ runDir: spec.driver.runDir, etcdutl: spec.binaries.etcdutl, clock })
-        : createCommandTemplateDriver({ spec: spec.driver, clock });
     const deps = {
       spec,
       etcd,
@@ -98,13 +149,16 @@ async function main(): Promise<number> {
         etcdutl: spec.binaries.etcdutl,
         timeoutMs: 120_000,
         ...(credentials ? { credentials } : {}),
+        ...(spec.tls ? { tls: spec.tls } : {}),
       }),
+      ...(certificates ? { certificates } : {}),
       progress,
       clock,
       logger,
       events: { session: randomUUID(), command: options.command, newId: randomUUID },
       sleep: (ms: number) => sleep(ms),
-      onEvent: (event: Parameters<typeof renderEvent>[0]) => out(renderEvent(event)),
+      onEvent: (event: Parameters<typeof renderEvent>[0]) =>
+        out(asJson ? jsonEvent(event) : renderEvent(event)),
     };
     switch (options.command) {
       case 'run': {
@@ -113,35 +167,46 @@ async function main(): Promise<number> {
           runId: randomUUID().slice(0, 8),
         });
         if (outcome.kind !== 'finished') {
-          out(renderPlan(spec, outcome.plan));
-          return outcome.kind === 'refused' ? EXIT.refused : EXIT.ok;
+          const code = outcome.kind === 'refused' ? EXIT.refused : EXIT.ok;
+          if (!asJson) {
+            out(renderPlan(spec, outcome.plan));
+            return code;
+          }
+          out(jsonPlan(spec, outcome.plan));
+          return finish(code, `run: ${outcome.kind}`, outcome.kind, null);
         }
-        out(`\ncluster ${spec.name}: ${outcome.state.phase}`);
-        return outcome.state.phase === 'completed' ? EXIT.ok : EXIT.failed;
+        const phase = outcome.state.phase;
+        return finish(
+          phase === 'completed' ? EXIT.ok : EXIT.failed,
+          `\ncluster ${spec.name}: ${phase}`,
+          phase,
+          phase,
+        );
       }
       case 'resume': {
         const { resumed, state } = await resumeUpgrade(deps);
-        out(
+        return finish(
+          !resumed || state.phase === 'completed' ? EXIT.ok : EXIT.failed,
           resumed
             ? `\ncluster ${spec.name}: ${state.phase}`
             : `nothing to resume: cluster ${spec.name} is ${state.phase}`,
+          resumed ? state.phase : 'nothing-to-resume',
+          state.phase,
         );
-        return !resumed || state.phase === 'completed' ? EXIT.ok : EXIT.failed;
       }
       case 'rollback': {
         const outcome = await rollback(deps, { confirmed: options.yes });
-        if (outcome.kind === 'nothing') {
-          out(outcome.reason);
-          return EXIT.ok;
-        }
-        if (outcome.kind === 'confirm') {
-          out(outcome.loss);
-          return EXIT.confirm;
-        }
-        out(`\ncluster ${spec.name}: ${outcome.state.phase}`);
-        return outcome.state.phase === 'rolled-back' || outcome.state.phase === 'restored'
-          ? EXIT.ok
-          : EXIT.failed;
+        if (outcome.kind === 'nothing')
+          return finish(EXIT.ok, outcome.reason, 'nothing-to-roll-back', outcome.state.phase);
+        if (outcome.kind === 'confirm')
+          return finish(EXIT.confirm, outcome.loss, 'confirmation-needed', outcome.state.phase);
+        const phase = outcome.state.phase;
+        return finish(
+          phase === 'rolled-back' || phase === 'restored' ? EXIT.ok : EXIT.failed,
+          `\ncluster ${spec.name}: ${phase}`,
+          phase,
+          phase,
+        );
       }
     }
   } finally {
@@ -153,14 +218,25 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    if (error instanceof SettingsError) {
-      process.stderr.write(`kvupgrade: ${error.message}\n`);
-      process.exit(EXIT.usage);
-    }
-    const appError = toAppError(error);
-    process.stderr.write(`kvupgrade: ${appError.message}\n`);
-    process.exit(
-      appError instanceof AppError && appError.code === 'INVALID_ARGUMENT' ? EXIT.usage : EXIT.failed,
-    );
+    const appError = error instanceof SettingsError ? undefined : toAppError(error);
+    const message = error instanceof SettingsError ? error.message : appError!.message;
+    const code =
+      error instanceof SettingsError || (appError instanceof AppError && appError.code === 'INVALID_ARGUMENT')
+        ? EXIT.usage
+        : EXIT.failed;
+    process.stderr.write(`kvupgrade: ${message}\n`);
+    if (json)
+      out(
+        jsonResult({
+          command: json.command,
+          cluster: json.cluster,
+          clusterFile: json.clusterFile,
+          outcome: 'error',
+          phase: null,
+          exitCode: code,
+          message,
+        }),
+      );
+    process.exit(code);
   },
 );

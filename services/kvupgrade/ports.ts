@@ -5,14 +5,23 @@ import type { UpgradeProgress } from './domain/progress.ts';
 export interface MemberDriver {
   /**
    * Starts etcd from `binary` with the member's flags, unchanged. Resolves once the process is
-   * launched (not yet healthy); rejects with UNAVAILABLE when it cannot be launched.
+   * launched (not yet healthy); rejects with UNAVAILABLE when it cannot be launched, and with
+   * FAILED_PRECONDITION when a process of the member still runs (its PID file is kept).
    */
   start(member: MemberSpec, binary: string, version: string): Promise<void>;
   /**
    * SIGINT (graceful: a leader hands off leadership), waits up to `deadlineMs`, then escalates
    * (SIGKILL). Resolves when the process is gone; a member that is not running is not an error.
+   * Rejects with FAILED_PRECONDITION when several processes are the member (it cannot tell which).
    */
   stop(member: MemberSpec, deadlineMs: number): Promise<{ readonly escalated: boolean }>;
+  /**
+   * The running processes that are this member (its --name and --data-dir, as etcd parses them),
+   * each with how its flags differ from the cluster file's; `lookedFor` says how they were searched.
+   */
+  processes(member: MemberSpec): Promise<ProcessSighting>;
+  /** Whether a file exists on the member's host; undefined when this driver cannot tell. */
+  fileExists(member: MemberSpec, file: string): Promise<boolean | undefined>;
   /** Whether the member's process runs; `exit` describes how it ended, when known. */
   status(member: MemberSpec): Promise<{ readonly running: boolean; readonly exit?: string }>;
   /** Log lines written since the previous call (the first call starts at the end). */
@@ -24,6 +33,16 @@ export interface MemberDriver {
    * moves the old one aside (never deleted) and the new one into place. The member must be stopped.
    */
   restoreData(member: MemberSpec, restore: RestoreRequest): Promise<{ readonly movedAside: string }>;
+}
+
+export interface ProcessSighting {
+  readonly lookedFor: string;
+  readonly found: readonly {
+    /** Undefined when the driver sees that it runs but not its PID (the command driver). */
+    readonly pid?: number;
+    /** How its flags differ from the cluster file's (empty: the same, as etcd parses them). */
+    readonly flagDifferences: readonly string[];
+  }[];
 }
 
 export interface RestoreRequest {
@@ -50,6 +69,8 @@ export interface ClusterMember {
 
 /** etcd's HTTP endpoints and v3 JSON gateway on one client URL. Failures reject with UNAVAILABLE. */
 export interface EtcdClient {
+  /** The server certificate on an https client URL (undefined on http); rejects with UNAVAILABLE. */
+  certificate(url: string): Promise<{ readonly subject: string; readonly notAfter: number } | undefined>;
   /** `/health` says `"health":"true"` (a string). */
   health(url: string): Promise<boolean>;
   version(url: string): Promise<{ readonly server: string; readonly cluster: string }>;
@@ -64,6 +85,8 @@ export interface EtcdClient {
   authEnabled(url: string): Promise<boolean>;
   status(url: string): Promise<MemberStatus>;
   memberList(url: string): Promise<ClusterMember[]>;
+  /** Whether something accepts TCP connections on the URL's host and port. */
+  accepting(url: string): Promise<boolean>;
   /** Forgets the auth token of a member: a restarted member no longer knows it (3.4 takes ~2 s to say so). */
   forgetToken(url: string): void;
   /** Must be sent to the leader; resolves once leadership moved. */

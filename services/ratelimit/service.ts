@@ -17,6 +17,7 @@ import {
   UNLIMITED_STATUS,
   validateRequest,
 } from './domain/decision.ts';
+import { dynamicMetadata } from './domain/dynamic-metadata.ts';
 import type { OverLimitCache } from './domain/local-cache.ts';
 import { type Counter, SERVICE_STATS, type StatsStore } from './domain/stats.ts';
 import type { CounterIncrement, CounterStore } from './ports.ts';
@@ -33,6 +34,14 @@ export interface RateLimitServiceDeps {
   readonly stats: StatsStore;
   readonly clock: Clock;
   readonly options: DecisionOptions;
+  /**
+   * STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT (Redis): a request that would take one of its limits
+   * over adds only to the counters it takes over; the others are read (INCRBY 0), so a limit that
+   * refuses does not consume the other limits' quota. Costs a read round trip first.
+   */
+  readonly stopIncrementWhenOverLimit?: boolean;
+  /** RESPONSE_DYNAMIC_METADATA: answers carry the request and the limits' metadata. */
+  readonly dynamicMetadata?: boolean;
 }
 
 type LimitCheck = Extract<Check, { kind: 'limit' }>;
@@ -58,12 +67,15 @@ export function createRateLimitService(deps: RateLimitServiceDeps): RateLimitSer
 
       const statuses: DescriptorStatus[] = new Array(checks.length);
       let toCount: LimitCheck[] | undefined;
+      let cachedOverLimit = false;
       for (let i = 0; i < checks.length; i++) {
         const check = checks[i]!;
         if (check.kind === 'none') statuses[i] = NO_LIMIT_STATUS;
         else if (check.kind === 'unlimited') statuses[i] = UNLIMITED_STATUS;
-        else if (localCache?.has(check.key.key, nowMs)) statuses[i] = statusFromLocalCache(check, nowSeconds);
-        else {
+        else if (localCache?.has(check.key.key, nowMs)) {
+          statuses[i] = statusFromLocalCache(check, nowSeconds);
+          cachedOverLimit = true;
+        } else {
           toCount ??= [];
           toCount.push(check);
         }
@@ -78,7 +90,9 @@ export function createRateLimitService(deps: RateLimitServiceDeps): RateLimitSer
         }));
         let counts: readonly number[];
         try {
-          counts = await store.increment(increments);
+          counts = deps.stopIncrementWhenOverLimit
+            ? await incrementUnlessOverLimit(store, toCount, increments, cachedOverLimit)
+            : await store.increment(increments);
         } catch (error) {
           redisErrors.value++;
           throw error;
@@ -94,7 +108,30 @@ export function createRateLimitService(deps: RateLimitServiceDeps): RateLimitSer
           statuses[i] = status;
         }
       }
-      return assembleDecision(checks, statuses, options, globalShadowMode);
+      const decision = assembleDecision(checks, statuses, options, globalShadowMode);
+      if (!deps.dynamicMetadata) return decision;
+      return { ...decision, dynamicMetadata: dynamicMetadata(request, checks, decision.statuses) };
     },
   };
+}
+
+/**
+ * envoyproxy/ratelimit's STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT: with a key already over in the
+ * local cache nothing is added; otherwise the counters are read first, and when some would go over
+ * with this request only those are added to. Resolves with each counter as the decision reads it.
+ * (One more round trip than a plain decision, as in the reference's GET pipeline.)
+ */
+async function incrementUnlessOverLimit(
+  store: CounterStore,
+  checks: readonly LimitCheck[],
+  increments: readonly CounterIncrement[],
+  cachedOverLimit: boolean,
+): Promise<readonly number[]> {
+  const reads = increments.map((item) => (item.addend === 0 ? item : { ...item, addend: 0 }));
+  if (cachedOverLimit) return store.increment(reads);
+  const current = await store.increment(reads);
+  const over = checks.map((check, i) => current[i]! + check.addend > check.rule.requestsPerUnit);
+  if (!over.includes(true)) return store.increment(increments);
+  // A counter only read keeps its remaining (the reference reads it as the count after the request).
+  return store.increment(increments.map((item, i) => (over[i] ? item : reads[i]!)));
 }

@@ -1,5 +1,6 @@
 // Every setting of the rate limit service, under envoyproxy/ratelimit's names and defaults
 // (reference 5.7), plus the Kafka broadcast. Read once, checked all at once, frozen.
+import { availableParallelism } from 'node:os';
 import { kafkaSettings } from '../../shared/bus/kafka.ts';
 import {
   bool,
@@ -10,8 +11,10 @@ import {
   port,
   readSettings,
   SettingsError,
+  type SettingsOf,
   str,
 } from '../../shared/settings.ts';
+import { readRatelimitExtensions } from './settings-extensions.ts';
 
 const UNITS_MS: Readonly<Record<string, number>> = {
   ns: 1e-6,
@@ -109,6 +112,16 @@ const REDIS_URL_ALLOWED =
 export const LOG_LEVEL_NAMES = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'panic'] as const;
 
 export const ratelimitSettingsSpec = {
+  // Processes
+  ratelimitWorkers: int('RATELIMIT_WORKERS', availableParallelism(), { min: 1, max: 256 }),
+  // V8 lets a busy worker's heap grow to ~250 MB of mostly garbage by default (a 16 MB semi-space
+  // and a fast-growing old generation); these keep it near 120-130 MB at 100 callers.
+  // --optimize-for-size keeps it lower still but costs about 1.5-2x the CPU per decision (bench).
+  ratelimitWorkerNodeOptions: str(
+    'RATELIMIT_WORKER_NODE_OPTIONS',
+    '--max-semi-space-size=8 --heap-growing-percent=20',
+    'node/V8 options for the decision workers, such as --max-semi-space-size=8',
+  ),
   // Listeners
   host: str('HOST', '0.0.0.0', 'an address for the HTTP listener (/json, /healthcheck)'),
   port: port('PORT', 8080),
@@ -122,7 +135,7 @@ export const ratelimitSettingsSpec = {
   logLevel: choice('LOG_LEVEL', LOG_LEVEL_NAMES, 'warn'),
   logFormat: choice('LOG_FORMAT', ['text', 'json'] as const, 'text'),
   // Configuration
-  configType: choice('CONFIG_TYPE', ['FILE', 'KAFKA'] as const, 'FILE'),
+  configType: choice('CONFIG_TYPE', ['FILE', 'KAFKA', 'GRPC_XDS_SOTW'] as const, 'FILE'),
   configKafkaPublish: bool('CONFIG_KAFKA_PUBLISH', true),
   configKafkaKey: str(
     'CONFIG_KAFKA_KEY',
@@ -148,6 +161,12 @@ export const ratelimitSettingsSpec = {
   statsdPort: port('STATSD_PORT', 8125),
   statsFlushIntervalMs: duration('STATS_FLUSH_INTERVAL', '10s'),
   extraTags: tags('EXTRA_TAGS'),
+  useDogStatsd: bool('USE_DOG_STATSD', false),
+  useDogStatsdMogrifiers: str(
+    'USE_DOG_STATSD_MOGRIFIERS',
+    '',
+    'comma-separated mogrifier names; each reads DOG_STATSD_MOGRIFIERS_<NAME>_PATTERN, _NAME and _TAGS',
+  ),
   disableStats: bool('DISABLE_STATS', false),
   usePrometheus: bool('USE_PROMETHEUS', false),
   prometheusAddr: str('PROMETHEUS_ADDR', ':9090', '[host]:port'),
@@ -158,6 +177,8 @@ export const ratelimitSettingsSpec = {
   localCacheSizeInBytes: int('LOCAL_CACHE_SIZE_IN_BYTES', 0, { min: 0, max: 2 ** 40 }),
   nearLimitRatio: num('NEAR_LIMIT_RATIO', 0.8, { min: 0, max: 1 }),
   cacheKeyPrefix: str('CACHE_KEY_PREFIX', '', 'text put before every cache key'),
+  stopCacheKeyIncrementWhenOverlimit: bool('STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT', false),
+  responseDynamicMetadata: bool('RESPONSE_DYNAMIC_METADATA', false),
   shadowMode: bool('SHADOW_MODE', false),
   quotaMode: bool('QUOTA_MODE', false),
   limitResponseHeadersEnabled: bool('LIMIT_RESPONSE_HEADERS_ENABLED', false),
@@ -202,6 +223,11 @@ export const ratelimitSettingsSpec = {
   memcacheHostPort: str('MEMCACHE_HOST_PORT', '', 'comma-separated host:port list'),
   memcacheSrv: str('MEMCACHE_SRV', '', 'an SRV record name such as _memcache._tcp.example.com'),
   memcacheSrvRefreshMs: duration('MEMCACHE_SRV_REFRESH', '0'),
+  memcacheSrvDnsServer: str(
+    'MEMCACHE_SRV_DNS_SERVER',
+    '',
+    "host:port of the DNS server asked for MEMCACHE_SRV (ours, not the reference's); empty: the system resolver",
+  ),
   memcacheMaxIdleConns: int('MEMCACHE_MAX_IDLE_CONNS', 2, { min: 1, max: 1_000 }),
   shutdownDeadlineMs: int('SHUTDOWN_DEADLINE_MS', 10_000, { min: 100, max: 600_000 }),
 };
@@ -210,8 +236,16 @@ export type RatelimitSettings = ReturnType<typeof readRatelimitSettings>;
 
 /** Reads every setting, then the rules that tie several together; all problems in one SettingsError. */
 export function readRatelimitSettings(env: Env) {
-  const settings = readSettings(ratelimitSettingsSpec, env);
-  const problems: string[] = [];
+  // xDS, gRPC TLS and tracing (./settings-extensions.ts): their problems join the others'.
+  const extensions = readRatelimitExtensions(env, env.CONFIG_TYPE?.trim().toUpperCase());
+  let settings: SettingsOf<typeof ratelimitSettingsSpec>;
+  try {
+    settings = readSettings(ratelimitSettingsSpec, env);
+  } catch (error) {
+    if (error instanceof SettingsError) throw new SettingsError([...error.problems, ...extensions.problems]);
+    throw error;
+  }
+  const problems: string[] = [...extensions.problems];
   const sentinel = (variable: string, type: string, url: string): void => {
     if (type === 'sentinel' && url.split(',').filter((p) => p.trim() !== '').length < 2)
       problems.push(
@@ -231,8 +265,60 @@ export function readRatelimitSettings(env: Env) {
   }
   if (settings.configType === 'KAFKA' && settings.configKafkaKey === '')
     problems.push('CONFIG_KAFKA_KEY must not be empty when CONFIG_TYPE=KAFKA');
+  const dogStatsdMogrifiers = readMogrifiers(env, settings.useDogStatsdMogrifiers, problems);
   if (problems.length > 0) throw new SettingsError(problems);
-  return settings;
+  return Object.freeze({ ...settings, ...extensions.values!, dogStatsdMogrifiers });
+}
+
+/** A DogStatsD mogrifier: a stat name matching `pattern` is sent as `name` with `tags` ($1.. from the match). */
+export interface Mogrifier {
+  readonly pattern: RegExp;
+  readonly name: string;
+  readonly tags: ReadonlyArray<readonly [string, string]>;
+}
+
+/** USE_DOG_STATSD_MOGRIFIERS=A,B and DOG_STATSD_MOGRIFIERS_A_{PATTERN,NAME,TAGS} (envoyproxy/ratelimit godogstats). */
+function readMogrifiers(env: Env, names: string, problems: string[]): readonly Mogrifier[] {
+  const mogrifiers: Mogrifier[] = [];
+  for (const name of names
+    .split(',')
+    .map((n) => n.trim())
+    .filter((n) => n !== '')) {
+    const variable = (part: string) => `DOG_STATSD_MOGRIFIERS_${name}_${part}`;
+    const patternText = env[variable('PATTERN')] ?? '';
+    const target = env[variable('NAME')] ?? '';
+    const tagsText = env[variable('TAGS')] ?? '';
+    let pattern: RegExp | undefined;
+    if (patternText === '')
+      problems.push(
+        `${variable('PATTERN')} must be set: mogrifier ${name} is listed in USE_DOG_STATSD_MOGRIFIERS`,
+      );
+    else {
+      try {
+        pattern = new RegExp(patternText);
+      } catch (error) {
+        problems.push(
+          `${variable('PATTERN')}=${JSON.stringify(patternText)} is not allowed: a regular expression (${(error as Error).message})`,
+        );
+      }
+    }
+    if (target === '')
+      problems.push(
+        `${variable('NAME')} must be set: mogrifier ${name} is listed in USE_DOG_STATSD_MOGRIFIERS`,
+      );
+    const tags: Array<[string, string]> = [];
+    for (const pair of tagsText.split(',').filter((p) => p.trim() !== '')) {
+      const colon = pair.indexOf(':');
+      if (colon <= 0)
+        problems.push(
+          `${variable('TAGS')}=${JSON.stringify(tagsText)} is not allowed: comma-separated key:value pairs`,
+        );
+      else tags.push([pair.slice(0, colon).trim(), pair.slice(colon + 1).trim()]);
+    }
+    if (pattern !== undefined && target !== '')
+      mogrifiers.push(Object.freeze({ pattern, name: target, tags }));
+  }
+  return Object.freeze(mogrifiers);
 }
 
 /** One Redis connection's settings: the main store's, or the per-second store's. */

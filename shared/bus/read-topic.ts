@@ -181,11 +181,13 @@ export async function readTopic<E = EventPayloads>(
   async function caughtUp(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     const targets = await bus.watermarks(topic);
+    // A private reader owns every partition: one it was not (yet) given is not caught up. A
+    // reader sharing a group answers for the partitions the group gave it.
+    const mine = (partition: number) => group === undefined || assigned.has(partition);
     const reached = () =>
       joinedOnce &&
       targets.every(
-        (w) =>
-          !assigned.has(w.partition) || w.high <= w.low || (positions.get(w.partition) ?? w.low) >= w.high,
+        (w) => !mine(w.partition) || w.high <= w.low || (positions.get(w.partition) ?? w.low) >= w.high,
       );
     while (!reached()) {
       const left = deadline - Date.now();

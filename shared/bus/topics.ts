@@ -34,6 +34,11 @@ export const TOPICS = Object.freeze({
   trialStatus: topic('experiment.trial-status', 6),
   earlyStoppingRules: topic('experiment.early-stopping-rules', 3),
   suggestions: topic('experiment.suggestions', 3, { maxMessageBytes: 8 * MIB }),
+  /** Latest enas controller per experiment (key): compacted, states up to 12 MiB plus history. */
+  nasControllerState: topic('experiment.nas-controller-state', 3, {
+    cleanupPolicy: 'compact',
+    maxMessageBytes: 16 * MIB,
+  }),
   ratelimitConfig: topic('ratelimit.config', 1, { cleanupPolicy: 'compact', maxMessageBytes: 8 * MIB }),
   upgradeProgress: topic('kv.upgrade-progress', 1),
 });

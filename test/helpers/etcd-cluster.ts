@@ -1,14 +1,17 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import yaml from 'js-yaml';
 import { createEtcdHttp } from '../../services/kvupgrade/adapters/etcd-http.ts';
 import { createLocalProcessDriver } from '../../services/kvupgrade/adapters/local-process-driver.ts';
+import { loadTls, type TlsMaterial } from '../../services/kvupgrade/adapters/tls.ts';
 import { type ClusterSpec, validateClusterSpec } from '../../services/kvupgrade/domain/cluster-spec.ts';
 import type { EtcdClient, MemberDriver } from '../../services/kvupgrade/ports.ts';
 import { systemClock } from '../../shared/clock.ts';
 import type { InfraEnv } from '../integration/global-setup.ts';
+import { etcdTlsFlags, makeCertificates, type TestCertificates } from './etcd-tls.ts';
 import { uniqueName } from './kafka.ts';
 import { waitFor } from './wait-for.ts';
 
@@ -29,7 +32,10 @@ export interface EtcdTestCluster {
   readonly spec: ClusterSpec;
   readonly members: readonly TestMember[];
   readonly driver: MemberDriver;
+  /** Speaks TLS with the client certificate on a TLS cluster. */
   readonly etcd: EtcdClient;
+  readonly certs: TestCertificates | undefined;
+  readonly tls: TlsMaterial | undefined;
   readonly bin: {
     readonly etcd34: string;
     readonly etcd35: string;
@@ -44,9 +50,34 @@ export interface EtcdTestCluster {
   destroy(): Promise<void>;
 }
 
+/** Whether nothing listens on 127.0.0.1:port (a listen succeeds). */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 /**
- * A real etcd cluster of the Debian binaries on 127.0.0.1: client ports basePort+i, peer ports
- * basePort+10+i, data and logs under a temp folder. Choose a basePort per test file (23xxx-24xxx).
+ * `preferred` when its client and peer ports are all free, otherwise another base in 25000-31900:
+ * other engineers run the same test files on this machine, with the same preferred ports.
+ */
+async function freeBasePort(preferred: number, size: number): Promise<number> {
+  const ports = (base: number) => Array.from({ length: size }, (_, i) => [base + i, base + 10 + i]).flat();
+  const allFree = async (base: number) => (await Promise.all(ports(base).map(portFree))).every(Boolean);
+  if (await allFree(preferred)) return preferred;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 25_000 + 100 * Math.floor(Math.random() * 70);
+    if (await allFree(base)) return base;
+  }
+  throw new Error(`no free ports for an etcd cluster near ${preferred}`);
+}
+
+/**
+ * A real etcd cluster of the Debian binaries on 127.0.0.1: client ports base+i, peer ports
+ * base+10+i, data and logs under a temp folder. `basePort` is a preference per test file
+ * (23xxx-24xxx); when any of its ports is taken, free ones are picked (read the URLs from `members`).
  */
 export async function createEtcdCluster(options: {
   readonly infra: InfraEnv;
@@ -54,10 +85,15 @@ export async function createEtcdCluster(options: {
   readonly size?: number;
   readonly extraFlags?: (index: number) => string[];
   readonly options?: Record<string, unknown>;
+  /** Client and peer TLS with client certificate authentication (certificates made with openssl). */
+  readonly tls?: boolean;
 }): Promise<EtcdTestCluster> {
-  const { infra, basePort, size = 3 } = options;
+  const { infra, size = 3 } = options;
+  const basePort = await freeBasePort(options.basePort, size);
   const name = uniqueName('etcd');
   const dir = await mkdtemp(join(tmpdir(), 'kvupgrade-'));
+  const certs = options.tls ? await makeCertificates(join(dir, 'tls')) : undefined;
+  const scheme = certs ? 'https' : 'http';
   const bin = {
     etcd34: join(infra.ETCD34_BIN_DIR, 'etcd'),
     etcd35: join(infra.ETCD35_BIN_DIR, 'etcd'),
@@ -65,10 +101,10 @@ export async function createEtcdCluster(options: {
     etcdutl: join(infra.ETCD35_BIN_DIR, 'etcdutl'),
   };
   const names = Array.from({ length: size }, (_, i) => `m${i + 1}`);
-  const peer = (i: number) => `http://127.0.0.1:${basePort + 10 + i}`;
+  const peer = (i: number) => `${scheme}://127.0.0.1:${basePort + 10 + i}`;
   const initialCluster = names.map((n, i) => `${n}=${peer(i)}`).join(',');
   const members: TestMember[] = names.map((n, i) => {
-    const clientUrl = `http://127.0.0.1:${basePort + i}`;
+    const clientUrl = `${scheme}://127.0.0.1:${basePort + i}`;
     const dataDir = join(dir, `${n}.etcd`);
     return {
       name: n,
@@ -85,6 +121,7 @@ export async function createEtcdCluster(options: {
         `--initial-cluster=${initialCluster}`,
         `--initial-cluster-token=${name}`,
         '--initial-cluster-state=new',
+        ...(certs ? etcdTlsFlags(certs) : []),
         ...(options.extraFlags?.(i) ?? ['--logger=zap', '--log-outputs=stderr']),
       ],
     };
@@ -101,6 +138,7 @@ export async function createEtcdCluster(options: {
       dataDir,
       flags,
     })),
+    ...(certs ? { tls: { ca: certs.ca, cert: certs.clientCert, key: certs.clientKey } } : {}),
     options: {
       stopTimeoutSeconds: 5,
       gateTimeoutSeconds: 20,
@@ -116,7 +154,9 @@ export async function createEtcdCluster(options: {
     etcdutl: bin.etcdutl,
     clock: systemClock,
   });
-  const etcd = createEtcdHttp({ timeoutMs: 1000 });
+  const tls = outcomeTls(raw, dir);
+  const tlsMaterial = tls ? await loadTls(tls) : undefined;
+  const etcd = createEtcdHttp({ timeoutMs: 1000, ...(tlsMaterial ? { tls: tlsMaterial } : {}) });
 
   async function build(): Promise<EtcdTestCluster> {
     await writeFile(file, yaml.dump(raw));
@@ -133,6 +173,8 @@ export async function createEtcdCluster(options: {
       driver,
       etcd,
       bin,
+      certs,
+      tls: tlsMaterial,
       async start() {
         await Promise.all(spec.members.map((m) => driver.start(m, bin.etcd34, '3.4')));
         await waitForHealthy(etcd, members);
@@ -142,7 +184,7 @@ export async function createEtcdCluster(options: {
         return build();
       },
       async destroy() {
-        await killAll(join(dir, 'run'), members);
+        await killAll(dir);
         await rm(dir, { recursive: true, force: true });
       },
     };
@@ -172,17 +214,27 @@ export async function waitForHealthy(
   );
 }
 
-/** SIGKILL for every member process recorded in the run folder, checked against its flags first. */
-async function killAll(runDir: string, members: readonly TestMember[]): Promise<void> {
-  const files = await readdir(runDir).catch(() => [] as string[]);
-  for (const file of files.filter((f) => f.endsWith('.pid'))) {
-    const member = members.find((m) => `${m.name}.pid` === file);
-    const pid = Number((await readFile(join(runDir, file), 'utf8')).trim());
+/** SIGKILL for every process whose command line names the cluster's folder (its members, however started). */
+async function killAll(dir: string): Promise<void> {
+  const pids = (await readdir('/proc')).filter((d) => /^\d+$/.test(d)).map(Number);
+  const ours: number[] = [];
+  for (const pid of pids) {
     const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-    if (member && cmdline.includes(member.dataDir)) {
+    if (pid !== process.pid && cmdline.includes(`${dir}/`) && cmdline.includes('--data-dir')) ours.push(pid);
+  }
+  for (const pid of ours) {
+    try {
       process.kill(pid, 'SIGKILL');
-      for (let i = 0; i < 100 && (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')) !== ''; i++)
-        await sleep(20);
+    } catch {
+      // gone already
     }
   }
+  for (const pid of ours)
+    for (let i = 0; i < 100 && (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')) !== ''; i++)
+      await sleep(20);
+}
+
+function outcomeTls(raw: Record<string, unknown>, dir: string) {
+  const outcome = validateClusterSpec(raw, dir);
+  return outcome.ok ? outcome.spec.tls : undefined;
 }

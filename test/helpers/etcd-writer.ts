@@ -1,4 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createHttpRequester, type HttpRequester } from '../../services/kvupgrade/adapters/etcd-http.ts';
+import type { TlsMaterial } from '../../services/kvupgrade/adapters/tls.ts';
+
+/** One requester per TLS setting (plain http when undefined): connections are reused across calls. */
+const requesters = new Map<TlsMaterial | undefined, HttpRequester>();
+const requester = (tls: TlsMaterial | undefined): HttpRequester => {
+  let r = requesters.get(tls);
+  if (!r) {
+    r = createHttpRequester(tls, 5000);
+    requesters.set(tls, r);
+  }
+  return r;
+};
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
@@ -23,9 +36,10 @@ export interface Writer {
  */
 export function startWriter(
   endpoints: readonly string[],
-  options: { prefix?: string; giveUpMs?: number } = {},
+  options: { prefix?: string; giveUpMs?: number; tls?: TlsMaterial } = {},
 ): Writer {
   const { prefix = 'w/', giveUpMs = 15_000 } = options;
+  const send = requester(options.tls);
   const acknowledged: string[] = [];
   const failed: string[] = [];
   let failedOver = 0;
@@ -34,12 +48,11 @@ export function startWriter(
 
   async function put(endpoint: string, key: string, value: string): Promise<boolean> {
     try {
-      const response = await fetch(`${endpoint}/v3/kv/put`, {
+      const response = await send(`${endpoint}/v3/kv/put`, {
         method: 'POST',
         body: JSON.stringify({ key: b64(key), value: b64(value) }),
-        signal: AbortSignal.timeout(1000),
+        timeoutMs: 1000,
       });
-      await response.text();
       return response.status === 200;
     } catch {
       return false;
@@ -78,14 +91,17 @@ export function startWriter(
 }
 
 /** Every key under `prefix` with its value, read through one endpoint (linearizable). */
-export async function readPrefix(endpoint: string, prefix: string): Promise<Map<string, string>> {
+export async function readPrefix(
+  endpoint: string,
+  prefix: string,
+  tls?: TlsMaterial,
+): Promise<Map<string, string>> {
   const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
-  const response = await fetch(`${endpoint}/v3/kv/range`, {
+  const response = await requester(tls)(`${endpoint}/v3/kv/range`, {
     method: 'POST',
     body: JSON.stringify({ key: b64(prefix), range_end: b64(end) }),
-    signal: AbortSignal.timeout(5000),
   });
-  const json = (await response.json()) as { kvs?: { key: string; value: string }[] };
+  const json = JSON.parse(response.body) as { kvs?: { key: string; value: string }[] };
   if (response.status !== 200) throw new Error(`range ${prefix} on ${endpoint}: HTTP ${response.status}`);
   return new Map(
     (json.kvs ?? []).map((kv) => [
@@ -95,11 +111,11 @@ export async function readPrefix(endpoint: string, prefix: string): Promise<Map<
   );
 }
 
-export async function putKey(endpoint: string, key: string, value: string): Promise<void> {
-  const response = await fetch(`${endpoint}/v3/kv/put`, {
+export async function putKey(endpoint: string, key: string, value: string, tls?: TlsMaterial): Promise<void> {
+  const response = await requester(tls)(`${endpoint}/v3/kv/put`, {
     method: 'POST',
     body: JSON.stringify({ key: b64(key), value: b64(value) }),
   });
   if (response.status !== 200)
-    throw new Error(`put ${key} on ${endpoint}: HTTP ${response.status} ${await response.text()}`);
+    throw new Error(`put ${key} on ${endpoint}: HTTP ${response.status} ${response.body}`);
 }

@@ -15,7 +15,7 @@ import type { HealthClient } from '../../proto/gen/grpc/health/v1/Health.ts';
 import type { HealthCheckResponse__Output } from '../../proto/gen/grpc/health/v1/HealthCheckResponse.ts';
 import { partitionOf, TOPICS } from '../../shared/bus/index.ts';
 import { HEALTH_PROTO, loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
-import { openTestBus } from './kafka.ts';
+import { openTestBus, testKafkaClient } from './kafka.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const MAX_OUTPUT_CHARS = 64 * 1024;
@@ -68,6 +68,7 @@ export async function startExperimentServer(
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     LOG_LEVEL: 'warn',
+    KAFKA_CLIENT: testKafkaClient,
     // Each server's early-stopping worker reads only the recent past, in a group of its own.
     EARLY_STOPPING_GROUP: `test-early-stopping-${port}-${Date.now()}`,
     EARLY_STOPPING_LOOKBACK_MS: '60000',
@@ -215,7 +216,9 @@ const groupsStarted = new Set<string>();
 async function startNewGroupAtEnd(brokers: string, groupId: string): Promise<void> {
   if (groupsStarted.has(groupId)) return;
   groupsStarted.add(groupId);
-  const bus = openTestBus(brokers);
+  // kafkajs sets a group's offsets by joining the group (seconds per topic); @platformatic/kafka
+  // commits them in one request. Either client works: this is only the faster one for the step.
+  const bus = openTestBus(brokers, 'platformatic');
   try {
     const topics = [TOPICS.observations, TOPICS.trialStatus, TOPICS.suggestions, TOPICS.earlyStoppingRules];
     await bus.ensureTopics(topics);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { KafkaClientName } from '../../shared/bus/client/names.ts';
 import { type Bus, createBus, type TopicDeclaration } from '../../shared/bus/index.ts';
 import { kafkaSettings } from '../../shared/bus/kafka.ts';
 import { silentLogger } from '../../shared/logger.ts';
@@ -14,11 +15,11 @@ export const testKafkaClient = readSettings(
 ).kafkaClient;
 
 /** A bus for a test's own reads and writes; close it in afterAll. */
-export const openTestBus = (brokers: string): Bus =>
+export const openTestBus = (brokers: string, client: KafkaClientName = testKafkaClient): Bus =>
   createBus({
     brokers: brokers.split(','),
     clientId: uniqueName('test'),
-    client: testKafkaClient,
+    client,
     logger: silentLogger,
   });
 

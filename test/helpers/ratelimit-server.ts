@@ -1,5 +1,6 @@
 // The real rate limit service in a child process on free ports, and small clients for its gRPC,
 // /json and debug endpoints; plus a throwaway redis-server for the per-second store.
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { credentials, type ServiceError } from '@grpc/grpc-js';
@@ -7,6 +8,7 @@ import { RLS_PROTO, RLS_SERVICE } from '../../services/ratelimit/adapters/grpc-h
 import type { WireRequest, WireResponse } from '../../services/ratelimit/adapters/wire.ts';
 import { HEALTH_PROTO, loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
 import { freePort } from './experiment-server.ts';
+import { testKafkaClient } from './kafka.ts';
 import { waitFor } from './wait-for.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -26,6 +28,8 @@ export interface RatelimitServer {
   /** A counter from /stats, 0 when absent. */
   stat(name: string): Promise<number>;
   shouldRateLimit(request: Partial<WireRequest>): Promise<WireResponse>;
+  /** The same on a TCP connection of its own (with RATELIMIT_WORKERS, calls then spread over the workers). */
+  shouldRateLimitOnNewConnection(request: Partial<WireRequest>): Promise<WireResponse>;
   grpcHealth(service: string): Promise<string>;
   stop(): Promise<number | null>;
   output(): string;
@@ -45,6 +49,7 @@ export async function startRatelimitServer(
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     LOG_LEVEL: 'warn',
+    KAFKA_CLIENT: testKafkaClient,
     USE_STATSD: 'false',
     HOST: '127.0.0.1',
     GRPC_HOST: '127.0.0.1',
@@ -52,6 +57,8 @@ export async function startRatelimitServer(
     PORT: String(httpPort),
     GRPC_PORT: String(grpcPort),
     DEBUG_PORT: String(debugPort),
+    // One process unless a test asks for workers: 2 cores are shared by every test run.
+    RATELIMIT_WORKERS: '1',
     REDIS_SOCKET_TYPE: 'tcp',
     REDIS_POOL_SIZE: '2',
     REDIS_STARTUP_INITIAL_INTERVAL: '100ms',
@@ -120,6 +127,22 @@ export async function startRatelimitServer(
           (error, reply) => (error ? reject(error) : resolve(reply)),
         ),
       ),
+    async shouldRateLimitOnNewConnection(request) {
+      const own = new RateLimitService(grpcAddress, credentials.createInsecure(), {
+        'grpc.use_local_subchannel_pool': 1,
+      }) as unknown as typeof client;
+      try {
+        return await new Promise<WireResponse>((resolve, reject) =>
+          own.ShouldRateLimit(
+            { hits_addend: 1, ...request },
+            { deadline: Date.now() + 10_000 },
+            (error, reply) => (error ? reject(error) : resolve(reply)),
+          ),
+        );
+      } finally {
+        own.close();
+      }
+    },
     grpcHealth: (service) =>
       new Promise((resolve, reject) =>
         health.Check({ service }, { deadline: Date.now() + 5_000 }, (error, reply) =>
@@ -136,15 +159,16 @@ export async function startRatelimitServer(
   };
 
   try {
-    await waitFor(
+    const outcome = await waitFor(
       'the rate limit service to listen',
       async () => {
-        if (exitCode !== undefined) throw new Error(`the process exited with code ${exitCode}`);
+        if (exitCode !== undefined) return 'exited';
         const res = await http(httpPort, '/healthcheck');
-        return options.waitForHealthy === false || res.status === 200;
+        return (options.waitForHealthy === false || res.status === 200) && 'listening';
       },
       { timeoutMs: options.readyTimeoutMs ?? 30_000, intervalMs: 100 },
     );
+    if (outcome === 'exited') throw new Error(`the process exited with code ${exitCode}`);
   } catch (error) {
     await server.stop();
     throw new Error(`rate limit service did not start: ${(error as Error).message}\n${output}`);

@@ -17,6 +17,7 @@ import { openTestBus, uniqueName } from '../helpers/kafka.ts';
 import { readEvents } from '../helpers/topic-events.ts';
 
 const infra = inject('infra');
+const fileStartedAt = Date.now() - 1_000;
 const dir = mkdtempSync(join(tmpdir(), 'earlystopping-'));
 const experiment = uniqueName('exp');
 const settings: Record<string, string> = {
@@ -174,12 +175,22 @@ describe('EarlyStopping end to end on real Kafka', () => {
   });
 
   it('gives the same rules from a DBManager at db_manager_address (a second server instance)', async () => {
+    // The second store needs this file's reports, not the topics' whole history (other runs on
+    // a long-lived broker): its new group starts where the topics stood when this file began.
+    const group = uniqueName('test-es-second');
+    for (const topic of [
+      TOPICS.observations,
+      TOPICS.trialStatus,
+      TOPICS.suggestions,
+      TOPICS.earlyStoppingRules,
+    ].map((t) => t.name))
+      await bus.client.setCommittedOffsets(group, topic, await bus.offsetsAtTime(topic, fileStartedAt));
     const dbOnly = await startExperimentServer(
       {
         ...settings,
         EXPERIMENT_SERVICES: 'dbmanager',
         SQLITE_FILE: join(dir, 'second.db'),
-        PERSISTENCE_GROUP: uniqueName('test-es-second'),
+        PERSISTENCE_GROUP: group,
         EARLY_STOPPING_WORKER: 'false',
       },
       { replayHistory: true },

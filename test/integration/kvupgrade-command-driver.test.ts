@@ -16,6 +16,7 @@ const TEMPLATES = {
   stop: `kill -INT $(cat {dataDir}.pid) && while ${alive}; do sleep 0.05; done`,
   status: alive,
   kill: 'kill -KILL $(cat {dataDir}.pid)',
+  check: 'test -f {file}',
 };
 
 async function killStarted(c: EtcdTestCluster): Promise<void> {
@@ -64,6 +65,9 @@ describe('kvupgrade with the command-template driver', () => {
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
     // v2 data size cannot be read through templates, so plan applies the pacing rule (0 s here).
     expect(run.stdout).toContain('check v2-data: warn: v2 data size unknown');
+    // The v3 database is looked for through driver.check; the process through driver.status.
+    expect(run.stdout).toContain('check v3-database: pass: every member has its v3 database');
+    expect(run.stdout).toMatch(/check processes: pass: one running process per member, .*: m1, m2, m3/);
     for (const member of cluster.members) {
       expect(await cluster.etcd.version(member.clientUrl)).toEqual({ server: '3.5.16', cluster: '3.5.0' });
     }

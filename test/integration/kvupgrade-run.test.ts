@@ -84,6 +84,35 @@ describe('kvupgrade run on a real 3-member 3.4.23 cluster', () => {
     const plan = await runKvupgrade(infra, ['plan', '--cluster', cluster.file]);
     expect(plan.code).toBe(0);
     expect(plan.stdout).toContain('verdict: nothing to do, the cluster already runs 3.5');
+
+    const asJson = await runKvupgrade(infra, ['status', '--cluster', cluster.file, '--output', 'json']);
+    const [doc, result] = asJson.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(doc).toMatchObject({
+      type: 'status',
+      cluster: cluster.name,
+      phase: 'completed',
+      from_version: '3.4.23',
+      to_version: '3.5.16',
+      upgraded: expect.arrayContaining(['m1', 'm2', 'm3']),
+      snapshot: { path: expect.stringMatching(/\.db$/), member: expect.any(String) },
+      error: null,
+    });
+    expect(result).toMatchObject({ type: 'result', command: 'status', outcome: 'completed', exit_code: 0 });
+    const bad = await runKvupgrade(infra, ['status', '--cluster', '/nonexistent.yaml', '--output', 'json']);
+    expect(bad.code).toBe(2);
+    expect(JSON.parse(bad.stdout)).toEqual({
+      type: 'result',
+      command: 'status',
+      cluster: null,
+      cluster_file: '/nonexistent.yaml',
+      outcome: 'error',
+      phase: null,
+      exit_code: 2,
+      message: 'cluster file /nonexistent.yaml: no such file',
+    });
   });
 
   it('refuses to resume or start over a finished run', async () => {

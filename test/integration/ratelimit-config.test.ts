@@ -209,7 +209,8 @@ describe('ratelimit configuration broadcast on Kafka', () => {
     });
     followers = await Promise.all([
       startRatelimitServer({ ...common, CONFIG_TYPE: 'KAFKA' }),
-      startRatelimitServer({ ...common, CONFIG_TYPE: 'KAFKA' }),
+      // Two decision workers: the primary subscribes and hands each configuration to both.
+      startRatelimitServer({ ...common, CONFIG_TYPE: 'KAFKA', RATELIMIT_WORKERS: '2' }),
     ]);
   });
   afterAll(async () => {
@@ -236,6 +237,19 @@ describe('ratelimit configuration broadcast on Kafka', () => {
       expect(answer.overall_code).toBe('OVER_LIMIT');
       expect(await instance.debug('/metrics')).toContain(`ratelimit_config_version_info{version="${next}"`);
     }
+    // Every worker of the two-worker follower applied it: calls on new connections reach both.
+    const withWorkers = followers[1]!;
+    for (let i = 0; i < 8; i++) {
+      const answer = await withWorkers.shouldRateLimitOnNewConnection({
+        domain: 'reload',
+        descriptors: descriptors({ block: random() }) as never,
+      });
+      expect(answer.overall_code).toBe('OVER_LIMIT');
+    }
+    const served = (await withWorkers.debug('/stats'))
+      .split('\n')
+      .filter((line) => /^ratelimit\.worker\.\d+\.total_requests: [1-9]/.test(line));
+    expect(served).toHaveLength(2);
   });
 
   it('never publishes an invalid configuration', async () => {

@@ -10,7 +10,7 @@ import type { GetSuggestionsRequest } from '../../proto/gen/api/v1/beta1/GetSugg
 import type { SuggestionClient } from '../../proto/gen/api/v1/beta1/Suggestion.ts';
 import type { ValidateAlgorithmSettingsRequest } from '../../proto/gen/api/v1/beta1/ValidateAlgorithmSettingsRequest.ts';
 import type { HealthClient } from '../../proto/gen/grpc/health/v1/Health.ts';
-import { ALGORITHMS } from '../../services/experiment/suggestion/registry.ts';
+import { HP_ALGORITHM_NAMES } from '../../services/experiment/suggestion/registry.ts';
 import { type ConsumedEvent, readTopic, TOPICS } from '../../shared/bus/index.ts';
 import { HEALTH_PROTO, loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
 import { type ExperimentServer, startExperimentServer } from '../helpers/experiment-server.ts';
@@ -21,7 +21,7 @@ const run = promisify(execFile);
 const infra = inject('infra');
 const INTEROP = join(import.meta.dirname, '..', 'interop');
 const dir = mkdtempSync(join(tmpdir(), 'suggestion-test-'));
-const ALGORITHM_NAMES = [...ALGORITHMS.keys()];
+const ALGORITHM_NAMES = HP_ALGORITHM_NAMES;
 let server: ExperimentServer;
 let client: SuggestionClient;
 

@@ -1,6 +1,7 @@
 // What every suggestion algorithm provides, and the adapter that turns a Sampler (./space.ts)
 // into one: the registry (./registry.ts) holds these under Katib's names.
 
+import type { NasConfig__Output } from '../../../proto/gen/api/v1/beta1/NasConfig.ts';
 import type { ParameterAssignment } from '../../../proto/gen/api/v1/beta1/ParameterAssignment.ts';
 import { internal } from '../../../shared/errors.ts';
 import { type Objective, pointKey, type Trials, toAssignments } from './katib-space.ts';
@@ -14,6 +15,8 @@ export interface ExperimentView {
   readonly objective: Objective;
   readonly parallelTrialCount: number;
   readonly maxTrialCount: number;
+  /** The architecture search space (enas, darts); null when the request has none. */
+  readonly nasConfig?: NasConfig__Output | null;
 }
 
 export interface Seeds {
@@ -32,6 +35,8 @@ export interface SuggestionInput<Config> {
   /** How many suggestions this experiment had before this call (sequence positions, unique names). */
   readonly issuedBefore: number;
   readonly seeds: Seeds;
+  /** The experiment's latest stored controller state (stateful algorithms), as saved. */
+  readonly controllerState?: Uint8Array;
 }
 
 export interface Suggestion {
@@ -44,9 +49,20 @@ export interface SuggestionOutput {
   readonly suggestions: readonly Suggestion[];
   /** State to carry to the next call in the reply's algorithm settings (hyperband). */
   readonly algorithmSettings?: readonly Setting[];
+  /** The controller state to store before the reply is sent (stateful algorithms, when it changed). */
+  readonly controllerState?: Uint8Array;
+  /** What the caller should log (a stored state that could not be used, a rebuild). */
+  readonly notes?: readonly string[];
 }
 
 export interface Algorithm<Config> {
+  /**
+   * Architecture search: the request's nas_config is the search space (no parameter_specs), checked
+   * by this before the settings (Katib's order).
+   */
+  checkNasConfig?(nasConfig: NasConfig__Output | null): void;
+  /** Reads its controller state before each call and returns the next one (enas). */
+  readonly stateful?: boolean;
   /** Reads and checks the settings: INVALID_ARGUMENT with Katib's message. */
   readSettings(settings: ReadonlyMap<string, string>): Config;
   /** Checks what the algorithm needs of the experiment (search space, parallelism). */

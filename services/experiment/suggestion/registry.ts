@@ -14,6 +14,8 @@ import {
 import { cmaes, DEFAULT_CMAES_OPTIONS } from './models/cmaes.ts';
 import { DEFAULT_MULTIVARIATE_TPE_OPTIONS, multivariateTpe } from './models/multivariate-tpe.ts';
 import { DEFAULT_TPE_OPTIONS, tpe } from './models/tpe.ts';
+import { darts } from './nas/darts.ts';
+import { enas } from './nas/enas.ts';
 import {
   checkCmaesSpace,
   readBayesianOptimizationSettings,
@@ -81,4 +83,16 @@ export const ALGORITHMS: ReadonlyMap<string, AnyAlgorithm> = new Map<string, Any
   ['sobol', sobol],
   ['hyperband', hyperband],
   ['pbt', pbt],
+  ['enas', enas],
+  ['darts', darts],
 ]);
+
+/** The architecture-search algorithms: their search space is nas_config, not parameter_specs. */
+export const NAS_ALGORITHM_NAMES: readonly string[] = [...ALGORITHMS]
+  .filter(([, algorithm]) => algorithm.checkNasConfig !== undefined)
+  .map(([name]) => name);
+
+/** The hyperparameter-search algorithms (parameter_specs). */
+export const HP_ALGORITHM_NAMES: readonly string[] = [...ALGORITHMS.keys()].filter(
+  (name) => !NAS_ALGORITHM_NAMES.includes(name),
+);

@@ -36,15 +36,21 @@ export function prepareExperiment(
   if (algorithmName === '') throw invalidArgument('experiment.spec.algorithm.algorithm_name is required');
   const algorithm = algorithms.get(algorithmName);
   if (algorithm === undefined) throw invalidArgument(`unknown algorithm name ${algorithmName}`);
+  const nasConfig = spec?.nas_config ?? null;
+  algorithm.checkNasConfig?.(nasConfig);
   const config: unknown = algorithm.readSettings(settingsMap(spec?.algorithm?.algorithm_settings));
   const parameters = spec?.parameter_specs?.parameters ?? [];
   const view: ExperimentView = {
     name: experiment?.name ?? '',
     dimensions:
-      parameters.length === 0 && options.settingsOnlyWithoutParameters ? [] : toDimensions(parameters),
+      algorithm.checkNasConfig !== undefined ||
+      (parameters.length === 0 && options.settingsOnlyWithoutParameters)
+        ? []
+        : toDimensions(parameters),
     objective: readObjective(spec),
     parallelTrialCount: spec?.parallel_trial_count ?? 0,
     maxTrialCount: spec?.max_trial_count ?? 0,
+    nasConfig,
   };
   algorithm.checkExperiment?.(view, config);
   return { algorithmName, algorithm, config, view };
@@ -54,11 +60,15 @@ export interface SuggestResult {
   readonly reply: GetSuggestionsReply;
   readonly algorithmName: string;
   readonly completedTrials: number;
+  /** The controller state to store before replying (stateful algorithms, when it changed). */
+  readonly controllerState?: Uint8Array;
+  readonly notes?: readonly string[];
 }
 
 export function suggest(
   request: GetSuggestionsRequest__Output,
   algorithms: ReadonlyMap<string, AnyAlgorithm>,
+  controllerState?: Uint8Array,
 ): SuggestResult {
   const prepared = prepareExperiment(request.experiment, algorithms);
   const count = request.current_request_number;
@@ -86,6 +96,7 @@ export function suggest(
       randomState: (config as { randomState?: number }).randomState,
       trialCount: request.trials.length,
     }),
+    ...(controllerState === undefined ? {} : { controllerState }),
   });
   if (output.suggestions.length !== count)
     throw internal(
@@ -101,5 +112,11 @@ export function suggest(
       ? { algorithm: { algorithm_name: '', algorithm_settings: [...output.algorithmSettings] } }
       : {}),
   };
-  return { reply, algorithmName: prepared.algorithmName, completedTrials: trials.history.length };
+  return {
+    reply,
+    algorithmName: prepared.algorithmName,
+    completedTrials: trials.history.length,
+    ...(output.controllerState === undefined ? {} : { controllerState: output.controllerState }),
+    ...(output.notes === undefined ? {} : { notes: output.notes }),
+  };
 }

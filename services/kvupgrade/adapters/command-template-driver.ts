@@ -28,6 +28,7 @@ export function memberValues(member: MemberSpec): Partial<Record<Placeholder, st
  *   kill:   optional escalation after the deadline
  *   logs:   optional, prints the member's log lines since {since} (epoch seconds)
  *   restore: optional, restores {snapshot} into the member's data folder (for rollback after 3.5)
+ *   check:  optional, exits 0 when {file} exists on the member's host (plan's v3 database check)
  */
 export function createCommandTemplateDriver(options: {
   readonly spec: CommandDriverSpec;
@@ -49,6 +50,18 @@ export function createCommandTemplateDriver(options: {
   }
 
   return {
+    async processes(member) {
+      const command = renderTemplate(spec.status, memberValues(member));
+      return {
+        lookedFor: `driver.status exiting 0 (${command})`,
+        found: (await running(member)) ? [{ flagDifferences: [] }] : [],
+      };
+    },
+    async fileExists(member, file) {
+      if (!spec.check) return undefined;
+      const result = await sh(spec.check, { ...memberValues(member), file }, 30_000);
+      return result.code === 0;
+    },
     async start(member, binary, version) {
       const result = await sh(spec.start, { ...memberValues(member), binary, flags: member.flags, version });
       if (result.code !== 0)

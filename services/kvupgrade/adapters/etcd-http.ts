@@ -1,6 +1,11 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { connect as netConnect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { AppError, unavailable } from '../../../shared/errors.ts';
 import type { ClusterMember, EtcdClient, MemberStatus } from '../ports.ts';
 import { parseJsonLossless, uint64Text } from './lossless-json.ts';
+import type { TlsMaterial } from './tls.ts';
 
 /** Where the probe key lives: a read of it proves the quorum without touching user data. */
 const PROBE_KEY = Buffer.from('kvupgrade/probe').toString('base64');
@@ -15,6 +20,100 @@ export class EtcdAuthRequiredError extends AppError {
 
 type Json = Record<string, unknown>;
 
+export interface HttpAnswer {
+  readonly status: number;
+  readonly body: string;
+}
+export type HttpRequester = (
+  url: string,
+  init?: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number },
+) => Promise<HttpAnswer>;
+
+/**
+ * One HTTP(S) requester for every call to the members: plain `http:` URLs as they are, `https:` URLs
+ * with the tls block's CA, client certificate and server name. Connections are kept alive.
+ * Rejects with the socket's or TLS's error (its `code`: ECONNREFUSED, UNABLE_TO_VERIFY_LEAF_SIGNATURE...).
+ */
+export function createHttpRequester(tls: TlsMaterial | undefined, defaultTimeoutMs: number): HttpRequester {
+  const plain = new HttpAgent({ keepAlive: true });
+  const secure = new HttpsAgent({
+    keepAlive: true,
+    ...(tls
+      ? {
+          ca: tls.ca,
+          ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),
+          ...(tls.serverName ? { servername: tls.serverName } : {}),
+        }
+      : {}),
+  });
+  return (url, init = {}) =>
+    new Promise<HttpAnswer>((resolve, reject) => {
+      const https = url.startsWith('https:');
+      const send = https ? httpsRequest : httpRequest;
+      const body = init.body === undefined ? undefined : Buffer.from(init.body);
+      const req = send(
+        url,
+        {
+          method: init.method ?? 'GET',
+          agent: https ? secure : plain,
+          headers: {
+            ...init.headers,
+            ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}),
+          },
+          signal: AbortSignal.timeout(init.timeoutMs ?? defaultTimeoutMs),
+        },
+        (res: IncomingMessage) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+          );
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+}
+
+/** The server certificate a member presents on its https client URL: subject and expiry (ms). */
+export function serverCertificate(
+  url: string,
+  tls: TlsMaterial,
+  timeoutMs: number,
+): Promise<{ readonly subject: string; readonly notAfter: number }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({
+      host: hostname,
+      port: Number(port || 443),
+      ca: tls.ca,
+      ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),
+      servername: tls.serverName ?? (/^[\d.]+$|:/.test(hostname) ? '' : hostname),
+      rejectUnauthorized: false, // reading the certificate only; the calls themselves verify it
+      timeout: timeoutMs,
+    });
+    socket.once('secureConnect', () => {
+      const cert = socket.getPeerCertificate();
+      socket.destroy();
+      const cn = cert?.subject?.CN;
+      if (!cert?.valid_to) reject(unavailable(`${url}: no server certificate`));
+      else
+        resolve({
+          subject: `CN=${Array.isArray(cn) ? cn.join(',') : (cn ?? '')}`,
+          notAfter: Date.parse(cert.valid_to),
+        });
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      reject(unavailable(`${url}: no TLS handshake in ${timeoutMs} ms`));
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      reject(unavailable(`${url}: ${error.code ?? error.message}`, error)),
+    );
+  });
+}
+
 /**
  * The HTTP side of an etcd member: /health, /version, /metrics and the v3 JSON gateway (`/v3/...`,
  * present on 3.4 and 3.5). IDs stay decimal strings. With credentials, gateway calls carry a token
@@ -23,20 +122,24 @@ type Json = Record<string, unknown>;
 export function createEtcdHttp(options: {
   readonly timeoutMs: number;
   readonly credentials?: { readonly user: string; readonly password: string };
+  readonly tls?: TlsMaterial;
 }): EtcdClient {
-  const { timeoutMs, credentials } = options;
+  const { timeoutMs, credentials, tls } = options;
   const tokens = new Map<string, string>();
+  const send = createHttpRequester(tls, timeoutMs);
 
   async function request(
     url: string,
     path: string,
-    init: RequestInit = {},
+    init: { method?: string; headers?: Record<string, string>; body?: string } = {},
   ): Promise<{ status: number; body: string }> {
     try {
-      const response = await fetch(`${url}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-      return { status: response.status, body: await response.text() };
+      return await send(`${url}${path}`, init);
     } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+      const cause =
+        (error as { code?: string }).code === 'ABORT_ERR'
+          ? 'TimeoutError'
+          : ((error as { code?: string }).code ?? (error as Error).name);
       throw unavailable(
         `${url}${path}: ${cause === 'TimeoutError' ? `no answer in ${timeoutMs} ms` : cause}`,
         error,
@@ -83,6 +186,10 @@ export function createEtcdHttp(options: {
   const number = (value: unknown): number => Number(uint64Text(value) ?? Number.NaN);
 
   return {
+    async certificate(url) {
+      if (!tls || !url.startsWith('https:')) return undefined;
+      return serverCertificate(url, tls, timeoutMs);
+    },
     async health(url) {
       const { status, body } = await request(url, '/health');
       if (status !== 200) throw unavailable(`${url}/health: HTTP ${status}: ${body.trim()}`);
@@ -137,6 +244,22 @@ export function createEtcdHttp(options: {
         peerUrls: Array.isArray(m.peerURLs) ? m.peerURLs.map(String) : [],
         clientUrls: Array.isArray(m.clientURLs) ? m.clientURLs.map(String) : [],
       }));
+    },
+    accepting(url) {
+      const { hostname, port, protocol } = new URL(url);
+      return new Promise<boolean>((resolve) => {
+        const socket = netConnect({
+          host: hostname.replace(/^\[|\]$/g, ''),
+          port: Number(port || (protocol === 'https:' ? 443 : 80)),
+        });
+        const done = (open: boolean) => {
+          socket.destroy();
+          resolve(open);
+        };
+        socket.setTimeout(timeoutMs, () => done(true)); // no refusal: something holds the port
+        socket.once('connect', () => done(true));
+        socket.once('error', () => done(false));
+      });
     },
     forgetToken(url) {
       tokens.delete(url);

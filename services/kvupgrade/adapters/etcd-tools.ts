@@ -1,7 +1,15 @@
 import { unavailable } from '../../../shared/errors.ts';
+import type { TlsSpec } from '../domain/cluster-spec.ts';
 import type { SnapshotStatus, SnapshotTool } from '../ports.ts';
 import { parseJsonLossless } from './lossless-json.ts';
 import { lastLines, runCommand } from './process.ts';
+
+/** etcdctl's flags for the tls block. */
+export const etcdctlTlsFlags = (tls: TlsSpec): string[] => [
+  `--cacert=${tls.ca}`,
+  ...(tls.cert ? [`--cert=${tls.cert}`] : []),
+  ...(tls.key ? [`--key=${tls.key}`] : []),
+];
 
 /** `etcdctl snapshot save` and `etcdutl snapshot status`, as processes. */
 export function createSnapshotTool(options: {
@@ -9,8 +17,10 @@ export function createSnapshotTool(options: {
   readonly etcdutl: string;
   readonly timeoutMs: number;
   readonly credentials?: { readonly user: string; readonly password: string };
+  /** The tls block: etcdctl gets --cacert, --cert and --key (it has no server name option). */
+  readonly tls?: TlsSpec;
 }): SnapshotTool {
-  const { etcdctl, etcdutl, timeoutMs, credentials } = options;
+  const { etcdctl, etcdutl, timeoutMs, credentials, tls } = options;
   return {
     async save(endpoint, file) {
       // A single endpoint: etcdctl refuses to snapshot through several.
@@ -23,6 +33,7 @@ export function createSnapshotTool(options: {
       ];
       // etcdctl asks for a password interactively otherwise; --user is its only batch form.
       if (credentials) args.unshift(`--user=${credentials.user}:${credentials.password}`);
+      if (tls) args.unshift(...etcdctlTlsFlags(tls));
       const result = await runCommand(etcdctl, args, { timeoutMs });
       if (result.code !== 0) {
         throw unavailable(

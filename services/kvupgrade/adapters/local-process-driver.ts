@@ -1,22 +1,40 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { mkdir, open, readFile, rename, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, open, readdir, readFile, readlink, rename, stat, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../../../shared/clock.ts';
 import { AppError, unavailable } from '../../../shared/errors.ts';
 import type { MemberSpec } from '../domain/cluster-spec.ts';
-import { flagValue } from '../domain/flags.ts';
+import { type Flag, flagDifferences, flagValue, parseFlags } from '../domain/flags.ts';
 import type { MemberDriver } from '../ports.ts';
 import { lastLines, runCommand } from './process.ts';
 
 const POLL_MS = 20;
 
+/** A process's arguments as etcd would read them: after the program (and a script's interpreter). */
+export function etcdArgs(argv: readonly string[]): Flag[] | undefined {
+  for (const skip of [1, 2]) {
+    const parsed = parseFlags(argv.slice(skip));
+    if (parsed.ok && parsed.flags.length > 0) return parsed.flags;
+  }
+  return undefined;
+}
+
+interface Candidate {
+  readonly pid: number;
+  readonly flags: readonly Flag[];
+}
+
 /**
  * Members as local processes: `<runDir>/<name>.pid` and `<runDir>/<name>.log` (stdout and stderr,
  * appended, a marker line per start). Processes are detached, so they outlive the orchestrator
- * (a SIGKILLed run leaves the cluster running for `resume`). A PID is trusted only while
- * `/proc/<pid>/cmdline` still holds the member's flags, so a recycled PID is never signalled.
+ * (a SIGKILLed run leaves the cluster running for `resume`).
+ *
+ * A process is the member when its `--name` and `--data-dir`, read from `/proc/<pid>/cmdline` as etcd
+ * parses them (`--name=m1`, `--name m1`, `-name m1` alike), are the member's; the PID file is only
+ * where the search starts, so a recycled PID is never signalled and a member started by hand is found.
+ * A PID file is never overwritten while the process it names is the member.
  */
 export function createLocalProcessDriver(options: {
   readonly runDir: string;
@@ -28,25 +46,80 @@ export function createLocalProcessDriver(options: {
   const cursors = new Map<string, { offset: number; partial: string }>();
   const pidFile = (m: MemberSpec) => join(runDir, `${m.name}.pid`);
   const logFile = (m: MemberSpec) => join(runDir, `${m.name}.log`);
+  const lookedFor = (m: MemberSpec) =>
+    `a running process with --name=${m.name} and --data-dir=${m.dataDir} (in /proc/*/cmdline; PID file ${pidFile(m)})`;
 
-  async function livePid(member: MemberSpec): Promise<number | undefined> {
-    const pid = Number((await readFile(pidFile(member), 'utf8').catch(() => '')).trim());
-    if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  /** The process `pid` when it is alive (not a zombie) and is the member. */
+  async function asMember(member: MemberSpec, pid: number): Promise<Candidate | undefined> {
     try {
       const status = await readFile(`/proc/${pid}/status`, 'utf8');
       if (/^State:\s+Z/m.test(status)) return undefined; // exited, not yet reaped
-      const args = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0');
-      return member.flags.every((f) => args.includes(f)) ? pid : undefined;
+      const argv = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0');
+      if (argv.at(-1) === '') argv.pop();
+      const flags = etcdArgs(argv);
+      if (!flags || flagValue(flags, 'name') !== member.name) return undefined;
+      const dir = flagValue(flags, 'data-dir');
+      if (dir === undefined) return undefined;
+      const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => '/');
+      return resolve(cwd, dir) === member.dataDir ? { pid, flags } : undefined;
     } catch {
       return undefined;
     }
   }
 
+  async function pidFromFile(member: MemberSpec): Promise<number | undefined> {
+    const pid = Number((await readFile(pidFile(member), 'utf8').catch(() => '')).trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  }
+
+  /** Every live process that is the member: the PID file's first, then a scan of /proc. */
+  async function candidates(member: MemberSpec): Promise<Candidate[]> {
+    const pids = (await readdir('/proc')).filter((d) => /^\d+$/.test(d)).map(Number);
+    const found = await Promise.all(pids.filter((p) => p !== process.pid).map((p) => asMember(member, p)));
+    return found.filter((c): c is Candidate => c !== undefined);
+  }
+
+  /** The one process of the member, undefined when none; several is an error (which one to stop?). */
+  async function livePid(member: MemberSpec): Promise<number | undefined> {
+    const recorded = await pidFromFile(member);
+    if (recorded !== undefined && (await asMember(member, recorded))) return recorded;
+    const found = await candidates(member);
+    if (found.length > 1)
+      throw new AppError(
+        'FAILED_PRECONDITION',
+        `${found.length} processes are ${member.name} (pids ${found.map((c) => c.pid).join(', ')}); expected one: ${lookedFor(member)}`,
+      );
+    return found[0]?.pid;
+  }
+
+  async function gone(member: MemberSpec, pid: number): Promise<boolean> {
+    return (await asMember(member, pid)) === undefined;
+  }
+
   return {
+    async processes(member) {
+      const found = await candidates(member);
+      return {
+        lookedFor: lookedFor(member),
+        found: found.map((c) => ({
+          pid: c.pid,
+          flagDifferences: flagDifferences(member.parsedFlags, c.flags),
+        })),
+      };
+    },
+
+    async fileExists(_member, file) {
+      return stat(file).then(
+        () => true,
+        (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? false : undefined),
+      );
+    },
+
     async start(member, binary, version) {
       await mkdir(runDir, { recursive: true });
-      if (await livePid(member))
-        throw new AppError('FAILED_PRECONDITION', `${member.name} is already running`);
+      const running = await livePid(member);
+      if (running !== undefined)
+        throw new AppError('FAILED_PRECONDITION', `${member.name} is already running (pid ${running})`);
       const log = logFile(member);
       await writeFile(
         log,
@@ -67,7 +140,10 @@ export function createLocalProcessDriver(options: {
         );
         child.unref();
         exits.delete(member.name);
-        await writeFile(pidFile(member), `${child.pid}\n`);
+        // Written through a new file and a rename: a reader never sees a half-written PID.
+        const tmp = `${pidFile(member)}.${child.pid}.tmp`;
+        await writeFile(tmp, `${child.pid}\n`);
+        await rename(tmp, pidFile(member));
       } finally {
         closeSync(fd);
       }
@@ -79,18 +155,17 @@ export function createLocalProcessDriver(options: {
       process.kill(pid, 'SIGINT');
       const deadline = clock.now() + deadlineMs;
       while (clock.now() < deadline) {
-        if ((await livePid(member)) === undefined) return { escalated: false };
+        if (await gone(member, pid)) return { escalated: false };
         await sleep(POLL_MS);
       }
       process.kill(pid, 'SIGKILL');
-      for (let i = 0; i < 250 && (await livePid(member)) !== undefined; i++) await sleep(POLL_MS);
-      if ((await livePid(member)) !== undefined)
-        throw unavailable(`${member.name} (pid ${pid}) survived SIGKILL`);
+      for (let i = 0; i < 250 && !(await gone(member, pid)); i++) await sleep(POLL_MS);
+      if (!(await gone(member, pid))) throw unavailable(`${member.name} (pid ${pid}) survived SIGKILL`);
       return { escalated: true };
     },
 
     async status(member) {
-      const running = (await livePid(member)) !== undefined;
+      const running = (await livePid(member).catch(() => 1)) !== undefined;
       const exit = exits.get(member.name);
       return running ? { running } : exit ? { running, exit } : { running };
     },

@@ -34,7 +34,11 @@ export async function runUpgrade(
   // Reading facts changes nothing, so it overlaps with reading the events.
   const [{ state }, facts] = await Promise.all([
     loadState(deps.progress, deps.spec.name),
-    gatherFacts(deps.spec, deps.etcd),
+    gatherFacts(deps.spec, deps.etcd, {
+      driver: deps.driver,
+      now: deps.clock.now(),
+      ...(deps.certificates ? { certificates: deps.certificates } : {}),
+    }),
   ]);
   if (ACTIVE_PHASES.includes(state.phase)) {
     throw new AppError(

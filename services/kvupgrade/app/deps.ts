@@ -1,6 +1,7 @@
 import type { Clock } from '../../../shared/clock.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import type { ClusterSpec } from '../domain/cluster-spec.ts';
+import type { CertificateFacts } from '../domain/plan.ts';
 import type { EventContext, UpgradeProgress } from '../domain/progress.ts';
 import type { EtcdClient, MemberDriver, ProgressLog, SnapshotTool } from '../ports.ts';
 
@@ -15,6 +16,8 @@ export interface OrchestratorDeps {
   readonly logger: Logger;
   readonly events: EventContext;
   readonly sleep: (ms: number) => Promise<void>;
+  /** The tls block's certificates as loaded (plan judges them); undefined without a tls block. */
+  readonly certificates?: readonly CertificateFacts[];
   /** Sees every event once it is acknowledged (the CLI prints them). */
   readonly onEvent: (event: UpgradeProgress) => void;
 }

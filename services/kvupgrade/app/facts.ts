@@ -2,8 +2,8 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { binaryVersion } from '../adapters/etcd-tools.ts';
 import type { ClusterSpec, MemberSpec } from '../domain/cluster-spec.ts';
-import type { ClusterFacts, MemberFacts, ToolFacts } from '../domain/plan.ts';
-import type { EtcdClient } from '../ports.ts';
+import type { CertificateFacts, ClusterFacts, MemberFacts, ToolFacts } from '../domain/plan.ts';
+import type { EtcdClient, MemberDriver } from '../ports.ts';
 
 const message = (error: unknown) => (error as Error).message ?? String(error);
 
@@ -32,17 +32,34 @@ async function v2SnapshotBytes(member: MemberSpec): Promise<number | undefined> 
   }
 }
 
-async function memberFacts(member: MemberSpec, etcd: EtcdClient, local: boolean): Promise<MemberFacts> {
+async function memberFacts(
+  member: MemberSpec,
+  etcd: EtcdClient,
+  driver: MemberDriver,
+  local: boolean,
+): Promise<MemberFacts> {
   const url = member.clientUrl;
-  const [health, version, leader, read, status, v2] = await Promise.all([
+  const v3File = join(member.dataDir, 'member', 'snap', 'db');
+  const [health, version, leader, read, status, v2, processes, v3, cert] = await Promise.all([
     settle(etcd.health(url)),
     settle(etcd.version(url)),
     settle(etcd.isLeader(url)),
     settle(etcd.quorumRead(url)),
     settle(etcd.status(url)),
     local ? v2SnapshotBytes(member) : Promise.resolve(undefined),
+    settle(driver.processes(member)),
+    driver.fileExists(member, v3File).catch(() => undefined),
+    settle(etcd.certificate(url)),
   ]);
+  const field = `${member.name} server certificate`;
   return {
+    processes: processes.ok ? processes.value : { error: processes.error },
+    v3Database: { file: v3File, exists: v3 },
+    ...(cert.ok
+      ? cert.value
+        ? { serverCertificate: { field, ...cert.value } }
+        : {}
+      : { serverCertificate: { field, error: cert.error } }),
     name: member.name,
     health: health.ok
       ? health.value
@@ -63,9 +80,18 @@ async function memberFacts(member: MemberSpec, etcd: EtcdClient, local: boolean)
  * Everything `plan` decides on, read from the members and the binaries; changes nothing. Binaries
  * of the etcd servers are checked only with the local driver (the command driver's paths are remote).
  */
-export async function gatherFacts(spec: ClusterSpec, etcd: EtcdClient): Promise<ClusterFacts> {
+export async function gatherFacts(
+  spec: ClusterSpec,
+  etcd: EtcdClient,
+  more: {
+    readonly driver: MemberDriver;
+    /** The tls block's certificates, read when the files were loaded. */
+    readonly certificates?: readonly CertificateFacts[];
+    readonly now: number;
+  },
+): Promise<ClusterFacts> {
   const local = spec.driver.kind === 'local';
-  const members = await Promise.all(spec.members.map((m) => memberFacts(m, etcd, local)));
+  const members = await Promise.all(spec.members.map((m) => memberFacts(m, etcd, more.driver, local)));
   let memberList: ClusterFacts['memberList'];
   for (const m of spec.members) {
     const list = await settle(etcd.memberList(m.clientUrl));
@@ -94,5 +120,12 @@ export async function gatherFacts(spec: ClusterSpec, etcd: EtcdClient): Promise<
       break;
     }
   }
-  return { members, memberList, tools, authEnabled };
+  return {
+    members,
+    memberList,
+    tools,
+    authEnabled,
+    checkedAt: more.now,
+    ...(more.certificates ? { certificates: more.certificates } : {}),
+  };
 }

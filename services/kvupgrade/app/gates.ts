@@ -38,7 +38,10 @@ export async function waitMemberHealthy(
   member: MemberSpec,
   minor: string,
   timeoutMs: number,
+  /** The exact version the new process must report (e.g. 3.5.16); a minor-only text checks the minor. */
+  expected?: string,
 ): Promise<{ readonly version: string }> {
+  const exact = expected !== undefined && /^\d+\.\d+\.\d+$/.test(expected) ? expected : undefined;
   const { etcd, clock, spec } = deps;
   const url = member.clientUrl;
   const target = await clusterRevision(deps, member);
@@ -48,7 +51,8 @@ export async function waitMemberHealthy(
     try {
       if (!(await etcd.health(url))) throw unavailable('/health says false');
       const { server } = await etcd.version(url);
-      if (!isOnMinor(server, minor)) throw unavailable(`reports ${server}, waiting for ${minor}`);
+      if (!isOnMinor(server, minor) || (exact !== undefined && server !== exact))
+        throw unavailable(`reports ${server}, waiting for ${exact ?? minor}`);
       await etcd.quorumRead(url);
       const { revision } = await etcd.status(url);
       if (revision < target) throw unavailable(`revision ${revision}, catching up to ${target}`);
@@ -97,4 +101,49 @@ export async function waitClusterVersion(deps: GateDeps, minor: string, timeoutM
       );
     await deps.sleep(spec.options.pollIntervalMs);
   }
+}
+
+const PORT_POLL_MS = 20;
+
+/**
+ * A stop is confirmed only when the driver sees no process of the member and nothing accepts
+ * connections on its client and peer ports; otherwise UNAVAILABLE says which of them is still there.
+ */
+export async function confirmStopped(deps: GateDeps, member: MemberSpec, timeoutMs: number): Promise<void> {
+  const { etcd, clock, driver } = deps;
+  const deadline = clock.now() + timeoutMs;
+  for (;;) {
+    const [status, client, peer] = await Promise.all([
+      driver.status(member),
+      etcd.accepting(member.clientUrl),
+      etcd.accepting(member.peerUrl),
+    ]);
+    if (!status.running && !client && !peer) return;
+    if (clock.now() >= deadline) {
+      const still = [
+        ...(status.running ? ['its process still runs'] : []),
+        ...(client ? [`client port ${member.clientUrl} still accepts connections`] : []),
+        ...(peer ? [`peer port ${member.peerUrl} still accepts connections`] : []),
+      ];
+      throw new AppError(
+        'UNAVAILABLE',
+        `${member.name} is not confirmed stopped after ${timeoutMs} ms: ${still.join('; ')}${status.running ? '' : ' (another process holds it?)'}`,
+      );
+    }
+    await deps.sleep(PORT_POLL_MS);
+  }
+}
+
+/** Before a start: no process of the member, and its ports free (a start would fail to bind). */
+export async function confirmStartable(deps: GateDeps, member: MemberSpec): Promise<void> {
+  const [client, peer] = await Promise.all([
+    deps.etcd.accepting(member.clientUrl),
+    deps.etcd.accepting(member.peerUrl),
+  ]);
+  const held = [...(client ? [member.clientUrl] : []), ...(peer ? [member.peerUrl] : [])];
+  if (held.length > 0)
+    throw new AppError(
+      'FAILED_PRECONDITION',
+      `not starting ${member.name}: ${held.join(' and ')} already accept${held.length === 1 ? 's' : ''} connections (a process of the member still runs, or another one holds the port)`,
+    );
 }

@@ -17,7 +17,16 @@ import {
 import { FROM_MINOR, TO_MINOR } from '../domain/plan.ts';
 import { noteEvent, transitionEvent, type UpgradeProgress } from '../domain/progress.ts';
 import type { OrchestratorDeps } from './deps.ts';
-import { findLeader, waitClusterVersion, waitMemberHealthy } from './gates.ts';
+import {
+  confirmStartable,
+  confirmStopped,
+  findLeader,
+  waitClusterVersion,
+  waitMemberHealthy,
+} from './gates.ts';
+
+/** How long after its process is gone a member's ports may stay taken before the stop counts as failed. */
+const PORTS_FREE_MS = 5000;
 
 /** Publishing failed: the run stops here (nothing more may happen unrecorded); resume continues. */
 export class ProgressNotRecordedError extends AppError {
@@ -98,11 +107,18 @@ export function createOrchestrator(deps: OrchestratorDeps): Orchestrator {
   }
 
   async function startOn(member: MemberSpec, binary: string, version: string): Promise<void> {
+    await confirmStartable(deps, member);
     await driver.start(member, binary, version);
     etcd.forgetToken(member.clientUrl);
   }
 
   const stopDeadline = () => options.stopTimeoutSeconds * 1000;
+  /** Stops through the driver, then confirms: the process gone and the member's ports free. */
+  async function stopConfirmed(member: MemberSpec): Promise<{ escalated: boolean }> {
+    const outcome = await driver.stop(member, stopDeadline());
+    await confirmStopped(deps, member, PORTS_FREE_MS);
+    return outcome;
+  }
   const gateTimeout = () => options.gateTimeoutSeconds * 1000;
 
   async function saveSnapshot(state: UpgradeState): Promise<UpgradeState> {
@@ -156,7 +172,7 @@ export function createOrchestrator(deps: OrchestratorDeps): Orchestrator {
       });
     }
     const started = clock.now();
-    const { escalated } = await driver.stop(member, stopDeadline());
+    const { escalated } = await stopConfirmed(member);
     if (escalated)
       await note(state, {
         step: 'stop-escalated',
@@ -178,7 +194,7 @@ export function createOrchestrator(deps: OrchestratorDeps): Orchestrator {
     // After a crash of the orchestrator the start may never have happened.
     if (resumed && !(await driver.status(member)).running)
       await startOn(member, spec.binaries.target, state.toVersion ?? TO_MINOR);
-    const { version } = await waitMemberHealthy(deps, member, TO_MINOR, gateTimeout());
+    const { version } = await waitMemberHealthy(deps, member, TO_MINOR, gateTimeout(), state.toVersion);
     const elapsedMs = clock.now() - (state.stopStartedAt ?? clock.now());
     return commit(state, { type: 'member-upgraded', member: member.name, version, elapsedMs });
   }
@@ -202,10 +218,16 @@ export function createOrchestrator(deps: OrchestratorDeps): Orchestrator {
       const live = await etcd.version(member.clientUrl).catch(() => undefined);
       const healthy = await etcd.health(member.clientUrl).catch(() => false);
       if (!(live && healthy && live.server.startsWith(`${FROM_MINOR}.`))) {
-        await driver.stop(member, stopDeadline());
+        await stopConfirmed(member);
         await startOn(member, spec.binaries.current, current.fromVersion ?? FROM_MINOR);
       }
-      const { version } = await waitMemberHealthy(deps, member, FROM_MINOR, gateTimeout());
+      const { version } = await waitMemberHealthy(
+        deps,
+        member,
+        FROM_MINOR,
+        gateTimeout(),
+        current.fromVersion,
+      );
       current = await commit(current, {
         type: 'member-rolled-back',
         member: name,
@@ -224,7 +246,7 @@ export function createOrchestrator(deps: OrchestratorDeps): Orchestrator {
   async function stopAll(state: UpgradeState): Promise<void> {
     const leader = await findLeader(deps);
     const stop = async (member: MemberSpec) => {
-      const { escalated } = await driver.stop(member, stopDeadline());
+      const { escalated } = await stopConfirmed(member);
       if (escalated)
         await note(state, {
           step: 'stop-escalated',

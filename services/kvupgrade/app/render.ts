@@ -1,6 +1,6 @@
 import type { ClusterSpec } from '../domain/cluster-spec.ts';
 import type { UpgradeState } from '../domain/machine.ts';
-import { METRIC_RENAMES, type Plan, POINT_OF_NO_RETURN } from '../domain/plan.ts';
+import { METRIC_RENAMES, type Plan, POINT_OF_NO_RETURN, type Verdict } from '../domain/plan.ts';
 import type { UpgradeProgress } from '../domain/progress.ts';
 
 const MARK = { pass: 'ok', warn: 'WARN', refuse: 'REFUSE', done: 'done' } as const;
@@ -89,3 +89,85 @@ const NEXT: Partial<Record<UpgradeState['phase'], string>> = {
   'rolling-back': 'resume or rollback (finishes the rollback)',
   restoring: 'resume or rollback (finishes the restore)',
 };
+
+// ---------- --output json: one JSON document per line, stable snake_case fields (README) ----------
+
+const line = (doc: Record<string, unknown>) => JSON.stringify(doc);
+
+/** One check's verdict: `{"type":"check","check","status":"pass|warn|refuse|done","message"}`. */
+export const jsonCheck = (v: Verdict): string =>
+  line({ type: 'check', check: v.check, status: v.status, message: v.message });
+
+/** plan's outcome, after its checks. */
+export function jsonPlan(spec: ClusterSpec, plan: Plan): string {
+  return line({
+    type: 'plan',
+    cluster: spec.name,
+    outcome: plan.outcome,
+    refused: plan.verdicts.filter((v) => v.status === 'refuse').map((v) => v.check),
+    warnings: plan.verdicts.filter((v) => v.status === 'warn').map((v) => v.check),
+    leader: plan.leader ?? null,
+    order: plan.order,
+    from_version: plan.fromVersion ?? null,
+    to_version: plan.toVersion,
+    pacing_ms: plan.pacingMs,
+    snapshot_dir: spec.backupDir,
+  });
+}
+
+/** One UpgradeProgress event with the field names of its Avro schema; times as ISO text. */
+export function jsonEvent(e: UpgradeProgress): string {
+  return line({
+    type: 'event',
+    ...e,
+    occurred_at: new Date(e.occurred_at).toISOString(),
+    snapshot: e.snapshot ? { ...e.snapshot, taken_at: new Date(e.snapshot.taken_at).toISOString() } : null,
+  });
+}
+
+export function jsonStatus(state: UpgradeState, events: readonly UpgradeProgress[]): string {
+  return line({
+    type: 'status',
+    cluster: state.cluster,
+    phase: state.phase,
+    run_id: state.runId ?? null,
+    from_version: state.fromVersion ?? null,
+    to_version: state.toVersion ?? null,
+    order: state.order,
+    upgraded: state.upgraded,
+    current: state.current ?? null,
+    snapshot: state.snapshot
+      ? {
+          path: state.snapshot.path,
+          revision: state.snapshot.revision,
+          total_keys: state.snapshot.totalKeys,
+          member: state.snapshot.member,
+        }
+      : null,
+    error: state.error ?? null,
+    next: events.length === 0 ? null : (NEXT[state.phase] ?? null),
+    events: events.length,
+  });
+}
+
+/** The last line of every command: `{"type":"result","command","cluster","cluster_file","outcome","phase","exit_code","message"}`. */
+export const jsonResult = (doc: {
+  command: string;
+  /** The cluster's name; null when the cluster file could not be read. */
+  cluster: string | null;
+  clusterFile: string;
+  outcome: string;
+  phase: string | null;
+  exitCode: number;
+  message: string;
+}): string =>
+  line({
+    type: 'result',
+    command: doc.command,
+    cluster: doc.cluster,
+    cluster_file: doc.clusterFile,
+    outcome: doc.outcome,
+    phase: doc.phase,
+    exit_code: doc.exitCode,
+    message: doc.message,
+  });

@@ -24,7 +24,20 @@ export type DriverSpec =
       readonly kill: string | undefined;
       readonly logs: string | undefined;
       readonly restore: string | undefined;
+      /** Exits 0 when {file} exists on the member's host (the v3 database check); undefined: not checked. */
+      readonly check: string | undefined;
     };
+
+/** How every call reaches the members over TLS: etcd's --trusted-ca-file side, and a client certificate. */
+export interface TlsSpec {
+  /** PEM CA bundle the members' certificates are checked against. */
+  readonly ca: string;
+  /** PEM client certificate and key (for --client-cert-auth); both or neither. */
+  readonly cert: string | undefined;
+  readonly key: string | undefined;
+  /** The name the server certificates are checked for, when not the clientUrl's host. */
+  readonly serverName: string | undefined;
+}
 
 export interface UpgradeOptions {
   /** Move leadership to an upgraded member before stopping the leader (etcd also hands it off on SIGINT). */
@@ -54,6 +67,7 @@ export interface ClusterSpec {
   readonly driver: DriverSpec;
   readonly members: readonly MemberSpec[];
   readonly auth: { readonly user: string; readonly passwordFile: string } | undefined;
+  readonly tls: TlsSpec | undefined;
   readonly options: UpgradeOptions;
 }
 
@@ -80,7 +94,7 @@ export function validateClusterSpec(raw: unknown, baseDir: string): ClusterSpecO
   const p = new Problems();
   if (!isObj(raw))
     return { ok: false, problems: ['(root): must be a mapping with cluster, binaries, driver and members'] };
-  p.unknownKeys('', raw, ['cluster', 'binaries', 'backupDir', 'driver', 'members', 'auth', 'options']);
+  p.unknownKeys('', raw, ['cluster', 'binaries', 'backupDir', 'driver', 'members', 'auth', 'tls', 'options']);
   const path = (value: string | undefined) =>
     value === undefined ? '' : isAbsolute(value) ? value : resolve(baseDir, value);
 
@@ -113,6 +127,9 @@ export function validateClusterSpec(raw: unknown, baseDir: string): ClusterSpecO
       if (user !== undefined && passwordFile !== undefined) auth = { user, passwordFile: path(passwordFile) };
     }
   }
+
+  // Without a tls block, https members are checked against the system's CAs, with no client certificate.
+  const tls = validateTls(raw.tls, p, path);
 
   const rawOptions = raw.options === undefined ? {} : raw.options;
   if (!isObj(rawOptions)) p.add('options', 'must be a mapping');
@@ -171,9 +188,39 @@ export function validateClusterSpec(raw: unknown, baseDir: string): ClusterSpecO
       driver: driver!,
       members: Object.freeze(members),
       auth,
+      tls,
       options: Object.freeze(options),
     }),
   };
+}
+
+function validateTls(
+  raw: unknown,
+  p: Problems,
+  path: (v: string | undefined) => string,
+): TlsSpec | undefined {
+  if (raw === undefined) return undefined;
+  if (!isObj(raw)) {
+    p.add('tls', 'must be a mapping with ca, cert, key and optionally serverName');
+    return undefined;
+  }
+  p.unknownKeys('tls', raw, ['ca', 'cert', 'key', 'serverName']);
+  const ca = p.str(raw, 'ca', 'tls.ca');
+  const cert = p.str(raw, 'cert', 'tls.cert', false);
+  const key = p.str(raw, 'key', 'tls.key', false);
+  const serverName = p.str(raw, 'serverName', 'tls.serverName', false);
+  if ((cert === undefined) !== (key === undefined))
+    p.add(
+      cert === undefined ? 'tls.cert' : 'tls.key',
+      'tls.cert and tls.key go together: set both or neither',
+    );
+  if (ca === undefined) return undefined;
+  return Object.freeze({
+    ca: path(ca),
+    cert: cert === undefined ? undefined : path(cert),
+    key: key === undefined ? undefined : path(key),
+    serverName,
+  });
 }
 
 function validateDriver(
@@ -190,7 +237,7 @@ function validateDriver(
     return { kind: 'local', runDir: path(p.str(raw, 'runDir', 'driver.runDir')) };
   }
   if (raw.kind === 'command') {
-    p.unknownKeys('driver', raw, ['kind', 'start', 'stop', 'status', 'kill', 'logs', 'restore']);
+    p.unknownKeys('driver', raw, ['kind', 'start', 'stop', 'status', 'kill', 'logs', 'restore', 'check']);
     const template = (key: TemplateName, required: boolean) => {
       const text = p.str(raw, key, `driver.${key}`, required);
       if (text === undefined) return undefined;
@@ -215,6 +262,7 @@ function validateDriver(
       kill: template('kill', false),
       logs: template('logs', false),
       restore: template('restore', false),
+      check: template('check', false),
     };
   }
   p.add('driver.kind', `must be local or command, got ${JSON.stringify(raw.kind)}`);

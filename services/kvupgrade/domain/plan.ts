@@ -25,7 +25,31 @@ export interface MemberFacts {
   readonly memberId: string | undefined;
   /** Size of the newest v2 store snapshot in the data folder; undefined when it cannot be read from here. */
   readonly v2SnapshotBytes: number | undefined;
+  /** The processes the driver found for the member; undefined when not looked for. */
+  readonly processes?:
+    | {
+        readonly lookedFor: string;
+        readonly found: readonly { readonly pid?: number; readonly flagDifferences: readonly string[] }[];
+      }
+    | { readonly error: string };
+  /** `<dataDir>/member/snap/db`: exists true/false, or undefined when the driver cannot tell. */
+  readonly v3Database?: { readonly file: string; readonly exists: boolean | undefined };
+  /** The certificate the member serves on its https client URL. */
+  readonly serverCertificate?: CertificateFacts;
 }
+
+/** One certificate of the tls block or of a member: parsed, or why not; expiry in epoch ms. */
+export interface CertificateFacts {
+  /** `tls.ca`, `tls.cert`, or the member's name for its server certificate. */
+  readonly field: string;
+  readonly file?: string;
+  readonly subject?: string;
+  readonly notAfter?: number;
+  readonly error?: string;
+}
+
+/** Certificates expiring within this are reported by plan. */
+export const CERTIFICATE_WARN_MS = 30 * 24 * 3600 * 1000;
 
 export interface ToolFacts {
   /** Reported version, or why the binary could not be run; undefined when not checked (remote driver). */
@@ -44,6 +68,10 @@ export interface ClusterFacts {
   readonly tools: ToolFacts;
   /** A read without credentials is refused; undefined when no member answered. */
   readonly authEnabled: boolean | undefined;
+  /** The tls block's certificates (undefined without a tls block). */
+  readonly certificates?: readonly CertificateFacts[];
+  /** When the facts were gathered (epoch ms): what certificate expiry is measured from. */
+  readonly checkedAt?: number;
 }
 
 export type VerdictStatus = 'pass' | 'warn' | 'refuse' | 'done';
@@ -261,6 +289,9 @@ export function evaluatePlan(
     add('removed-flags', 'pass', 'no member uses a flag that 3.5 removed');
 
   toolChecks(facts.tools, add);
+  processChecks(facts, add);
+  v3DatabaseCheck(facts, add);
+  tlsChecks(spec, facts, add);
 
   const refused = verdicts.some((v) => v.status === 'refuse');
   const followers = spec.members.map((m) => m.name).filter((name) => name !== leader);
@@ -313,6 +344,129 @@ function toolChecks(tools: ToolFacts, add: (c: string, s: VerdictStatus, m: stri
   check('target', 'binaries.target (etcd)', TO_MINOR);
   check('etcdctl', 'binaries.etcdctl', undefined);
   check('etcdutl', 'binaries.etcdutl', undefined);
+}
+
+function processChecks(facts: ClusterFacts, add: (c: string, s: VerdictStatus, m: string) => void) {
+  const seen = facts.members.filter((m) => m.processes !== undefined);
+  if (seen.length === 0) return;
+  const problems: string[] = [];
+  for (const m of seen) {
+    const p = m.processes!;
+    if ('error' in p) {
+      problems.push(`${m.name}: the driver could not look for its process: ${p.error}`);
+      continue;
+    }
+    if (p.found.length !== 1) {
+      const pids = p.found.map((f) => f.pid).filter((pid) => pid !== undefined);
+      problems.push(
+        `${m.name}: ${p.found.length === 0 ? 'no' : p.found.length} running process${p.found.length > 1 ? 'es' : ''} found${pids.length > 0 ? ` (pids ${pids.join(', ')})` : ''}, expected exactly one; looked for ${p.lookedFor}`,
+      );
+      continue;
+    }
+    const diff = p.found[0]!.flagDifferences;
+    if (diff.length > 0)
+      problems.push(
+        `${m.name} (pid ${p.found[0]!.pid}) runs with other flags than the cluster file, which every restart uses: ${diff.join('; ')}`,
+      );
+  }
+  if (problems.length > 0) add('processes', 'refuse', problems.join('; '));
+  else
+    add(
+      'processes',
+      'pass',
+      `one running process per member, started with the cluster file's flags: ${seen
+        .map((m) => {
+          const pid = 'found' in m.processes! ? m.processes.found[0]?.pid : undefined;
+          return pid === undefined ? m.name : `${m.name} pid ${pid}`;
+        })
+        .join(', ')}`,
+    );
+}
+
+/** The specification: a 3.2+ server panics restoring from snapshots when `member/snap/db` is missing. */
+function v3DatabaseCheck(facts: ClusterFacts, add: (c: string, s: VerdictStatus, m: string) => void) {
+  const checked = facts.members.filter((m) => m.v3Database !== undefined);
+  if (checked.length === 0) return;
+  const missing = checked.filter((m) => m.v3Database!.exists === false);
+  const unknown = checked.filter((m) => m.v3Database!.exists === undefined);
+  if (missing.length > 0)
+    add(
+      'v3-database',
+      'refuse',
+      missing
+        .map(
+          (m) =>
+            `${m.name} has no v3 database (${m.v3Database!.file} is missing): a server migrated from v2 that never wrote v3 data panics when 3.2+ restores from its snapshots; do not upgrade this cluster until every member has v3 data`,
+        )
+        .join('; '),
+    );
+  else if (unknown.length > 0)
+    add(
+      'v3-database',
+      'warn',
+      `cannot tell whether ${unknown.map((m) => m.v3Database!.file).join(', ')} exist (set driver.check to look on the members' hosts); a member without it panics on 3.5`,
+    );
+  else add('v3-database', 'pass', `every member has its v3 database (member/snap/db)`);
+}
+
+function tlsChecks(
+  spec: ClusterSpec,
+  facts: ClusterFacts,
+  add: (c: string, s: VerdictStatus, m: string) => void,
+) {
+  if (!spec.tls) return;
+  const now = facts.checkedAt ?? 0;
+  const all = [
+    ...(facts.certificates ?? []),
+    ...facts.members.flatMap((m) => (m.serverCertificate ? [m.serverCertificate] : [])),
+  ];
+  const where = (c: CertificateFacts) => `${c.field}${c.file ? ` ${c.file}` : ''}`;
+  const day = 24 * 3600 * 1000;
+  const broken = all.filter((c) => c.error !== undefined);
+  const expired = all.filter((c) => c.error === undefined && c.notAfter !== undefined && c.notAfter <= now);
+  const soon = all.filter(
+    (c) =>
+      c.error === undefined &&
+      c.notAfter !== undefined &&
+      c.notAfter > now &&
+      c.notAfter - now < CERTIFICATE_WARN_MS,
+  );
+  if (broken.length > 0)
+    add(
+      'tls',
+      'refuse',
+      `certificates that do not load: ${broken.map((c) => `${where(c)}: ${c.error}`).join('; ')}`,
+    );
+  if (expired.length > 0)
+    add(
+      'tls',
+      'refuse',
+      `expired certificates: ${expired.map((c) => `${where(c)} (${c.subject}) expired ${new Date(c.notAfter!).toISOString()}`).join('; ')}`,
+    );
+  if (soon.length > 0)
+    add(
+      'tls',
+      'warn',
+      `certificates expiring within 30 days: ${soon
+        .map(
+          (c) =>
+            `${where(c)} (${c.subject}) in ${Math.floor((c.notAfter! - now) / day)} days, ${new Date(c.notAfter!).toISOString()}`,
+        )
+        .join('; ')}`,
+    );
+  const noHandshake = facts.members.filter((m) => !m.health.ok);
+  if (broken.length === 0 && expired.length === 0 && soon.length === 0) {
+    const first = all.filter((c) => c.notAfter !== undefined).sort((a, b) => a.notAfter! - b.notAfter!)[0];
+    add(
+      'tls',
+      'pass',
+      `${all.length} certificates load (${(facts.certificates ?? []).map((c) => `${c.field} ${c.subject}`).join(', ')})` +
+        (first
+          ? `; the first to expire is ${where(first)} on ${new Date(first.notAfter!).toISOString().slice(0, 10)}`
+          : '') +
+        (noHandshake.length === 0 ? '; every member answers over TLS with them' : ''),
+    );
+  }
 }
 
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);

@@ -10,6 +10,7 @@ export const TEMPLATE_PLACEHOLDERS = Object.freeze({
   kill: MEMBER,
   logs: [...MEMBER, 'since'],
   restore: [...MEMBER, 'snapshot', 'initialCluster', 'initialClusterToken'],
+  check: [...MEMBER, 'file'],
 } as const);
 export type TemplateName = keyof typeof TEMPLATE_PLACEHOLDERS;
 export type Placeholder = (typeof TEMPLATE_PLACEHOLDERS)[TemplateName][number];

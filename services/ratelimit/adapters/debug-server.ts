@@ -21,14 +21,24 @@ export const DEBUG_ENDPOINTS: Readonly<Record<string, string>> = {
 
 const MAX_PROFILE_SECONDS = 300;
 
+/** The counters and gauges of one process's stats store, for /stats. */
+export function* statsLines(
+  stats: StatsStore,
+  gauges: () => Iterable<[string, number]>,
+): Iterable<[string, number]> {
+  for (const counter of stats.counters()) yield [counter.name, counter.value];
+  yield* gauges();
+}
+
 export function createDebugHandler(deps: {
   config: () => RateLimitConfig | undefined;
-  stats: StatsStore;
-  gauges: () => Iterable<[string, number]>;
-  registry: Registry;
+  /** /stats: every counter and gauge of the instance (all its workers). */
+  stats: () => Promise<Iterable<[string, number]>>;
+  /** /metrics: the instance's Prometheus text. */
+  registry: Pick<Registry, 'metrics' | 'contentType'>;
   logger: Logger;
 }): (req: IncomingMessage, res: ServerResponse) => void {
-  const { stats, registry, logger } = deps;
+  const { registry, logger } = deps;
   let profiling = false;
   const text = (res: ServerResponse, status: number, body: string): void => {
     res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(body);
@@ -66,12 +76,19 @@ export function createDebugHandler(deps: {
         res.setHeader('x-ratelimit-config-version', config?.version ?? '');
         return text(res, 200, config === undefined ? '' : `# version: ${config.version}\n${config.dump()}`);
       }
-      case '/stats': {
-        const lines: string[] = [];
-        for (const counter of stats.counters()) lines.push(`${counter.name}: ${counter.value}`);
-        for (const [name, value] of deps.gauges()) lines.push(`${name}: ${value}`);
-        return text(res, 200, `${lines.sort().join('\n')}\n`);
-      }
+      case '/stats':
+        deps.stats().then(
+          (found) => {
+            const lines: string[] = [];
+            for (const [name, value] of found) lines.push(`${name}: ${value}`);
+            text(res, 200, `${lines.sort().join('\n')}\n`);
+          },
+          (error: unknown) => {
+            logger.error({ err: error }, 'collecting stats failed');
+            text(res, 500, 'collecting stats failed\n');
+          },
+        );
+        return;
       case '/metrics':
         registry.metrics().then(
           (body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body),

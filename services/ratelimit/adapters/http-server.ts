@@ -2,7 +2,7 @@
 // body; any failure 400 `Bad Request`), /healthcheck answers 200 `OK` or 500, the rest 404.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { unavailable } from '../../../shared/errors.ts';
+import { causedByService, toAppError, unavailable } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import type { RateLimitService } from '../service.ts';
 import type { HealthState } from './health.ts';
@@ -45,7 +45,9 @@ export function createHttpHandler(deps: {
         res.end(toJsonResponse(decision));
       },
       (error: unknown) => {
-        logger.debug({ err: error }, '/json: request failed');
+        // A store outage is the service's failure (warn); a request it cannot serve is the caller's.
+        if (causedByService(toAppError(error))) logger.warn({ err: error }, '/json: request failed');
+        else logger.info({ err: error }, '/json: request rejected');
         badRequest(res);
       },
     );

@@ -142,5 +142,8 @@ export function toJsonResponse(decision: Decision): string {
   let out = `{"overallCode":"${decision.overallCode}"`;
   if (decision.statuses.length > 0) out += `,"statuses":[${decision.statuses.map(statusJson).join(',')}]`;
   if (decision.headers.length > 0) out += `,"responseHeadersToAdd":${JSON.stringify(decision.headers)}`;
+  // protojson writes a Struct as the JSON object it holds.
+  if (decision.dynamicMetadata !== undefined)
+    out += `,"dynamicMetadata":${JSON.stringify(decision.dynamicMetadata)}`;
   return `${out}}`;
 }

@@ -15,6 +15,8 @@ export interface MemcachedStoreOptions {
   /** An SRV name (`_memcache._tcp.example.com`) to look the nodes up instead; '' for none. */
   readonly srv: string;
   readonly srvRefreshMs: number;
+  /** `host:port` of the DNS server to ask for the SRV record; '' for the system's resolver. */
+  readonly srvDnsServer?: string;
   readonly maxIdleConns: number;
   readonly expirationJitterMaxSeconds: number;
   readonly timeoutMs: number;
@@ -31,10 +33,22 @@ export interface MemcachedCounterStore extends CounterStore {
 const SRV_NAME = /^_(.+?)\._(.+?)\.(.+)$/;
 
 /** The SRV record's targets as sorted host:port pairs, so every instance sees one order. */
-export async function lookupSrv(name: string): Promise<string[]> {
+export async function lookupSrv(name: string, dnsServer = ''): Promise<string[]> {
   if (!SRV_NAME.test(name)) throw new Error(`Unable to fetch servers from SRV: invalid SRV name ${name}`);
-  const records = await dns.resolveSrv(name);
-  return records.map((r) => `${r.name}:${r.port}`).sort();
+  let resolver: Pick<dns.Resolver, 'resolveSrv'> = dns;
+  if (dnsServer !== '') {
+    const own = new dns.Resolver({ timeout: 2_000, tries: 2 });
+    own.setServers([dnsServer]);
+    resolver = own;
+  }
+  try {
+    const records = await resolver.resolveSrv(name);
+    return records.map((r) => `${r.name}:${r.port}`).sort();
+  } catch (error) {
+    throw new Error(`Unable to fetch servers from SRV ${name}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
 }
 
 export async function createMemcachedCounterStore(
@@ -43,7 +57,8 @@ export async function createMemcachedCounterStore(
   const { logger } = options;
   const random = options.random ?? Math.random;
   const nowMs = options.nowMs ?? Date.now;
-  const servers = options.srv === '' ? options.hostPorts : await lookupSrv(options.srv);
+  const lookup = () => lookupSrv(options.srv, options.srvDnsServer);
+  const servers = options.srv === '' ? options.hostPorts : await lookup();
   const client = createMemcacheClient({
     servers,
     connectionsPerNode: options.maxIdleConns,
@@ -51,9 +66,16 @@ export async function createMemcachedCounterStore(
   });
   let refresh: NodeJS.Timeout | undefined;
   if (options.srv !== '' && options.srvRefreshMs > 0) {
+    let known = servers.join(',');
     refresh = setInterval(() => {
-      lookupSrv(options.srv).then(client.setServers, (error: unknown) =>
-        logger.warn({ err: error, srv: options.srv }, 'memcache SRV refresh failed'),
+      lookup().then(
+        (found) => {
+          if (found.join(',') === known) return;
+          logger.info({ srv: options.srv, servers: found }, 'memcache servers changed');
+          known = found.join(',');
+          client.setServers(found);
+        },
+        (error: unknown) => logger.warn({ err: error, srv: options.srv }, 'memcache SRV refresh failed'),
       );
     }, options.srvRefreshMs);
     refresh.unref();

@@ -112,6 +112,11 @@ export function createRedisClients(
       const sentinelAuth = parseAuth(connection.sentinelAuth);
       return new Redis({
         ...options,
+        // After a failover the old master turns replica: a READONLY reply drops the connection, which
+        // asks the sentinels again; +switch-master moves it at once (ioredis's failover detector).
+        reconnectOnError: (error) => error.message.startsWith('READONLY'),
+        failoverDetector: true,
+        sentinelRetryStrategy: retryStrategy,
         name,
         sentinels: sentinels.map(parseHostPort),
         sentinelUsername: sentinelAuth.username,

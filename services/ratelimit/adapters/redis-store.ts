@@ -165,6 +165,9 @@ export function createRedisCounterStore(options: RedisStoreOptions): RedisCounte
               throw new Error(`PING answered ${pong}`);
             } catch (error) {
               const where = describeConnection(pool.connection);
+              const fatal = misconfiguration(error);
+              if (fatal !== undefined)
+                throw new AppError('UNAVAILABLE', `cannot use Redis at ${where}: ${fatal}`, { cause: error });
               if (backoff.maxElapsedMs > 0 && Date.now() - started >= backoff.maxElapsedMs)
                 throw new AppError('UNAVAILABLE', `timed out waiting for Redis connection to ${where}`, {
                   cause: error,
@@ -183,6 +186,23 @@ export function createRedisCounterStore(options: RedisStoreOptions): RedisCounte
       await Promise.all(pools.flatMap((pool) => pool.connections.map((c) => c.close())));
     },
   };
+}
+
+const TLS_REFUSALS = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ALTNAME|ERR_SSL|ERR_TLS/;
+
+/**
+ * Errors no waiting can cure (a wrong password, a server certificate the CA does not vouch for, a
+ * client certificate the server refuses): what went wrong, to stop the start-up at once.
+ */
+export function misconfiguration(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  const message = error.message;
+  if (/^(WRONGPASS|NOAUTH|NOPERM)|invalid password|AUTH.*without any password/i.test(message))
+    return `authentication refused (check REDIS_AUTH / REDIS_PERSECOND_AUTH): ${message}`;
+  if (TLS_REFUSALS.test(code) || /certificate|alert|handshake/i.test(message))
+    return `TLS refused (check REDIS_TLS_CACERT, REDIS_TLS_CLIENT_CERT, REDIS_TLS_CLIENT_KEY): ${code ? `${code} ` : ''}${message}`;
+  return undefined;
 }
 
 /**

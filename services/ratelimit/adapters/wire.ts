@@ -1,8 +1,9 @@
 // Between the RLS v3 messages (as @grpc/proto-loader gives them: field names as written, enums
 // and 64-bit integers as strings) and the service's request and decision.
 import { AppError } from '../../../shared/errors.ts';
-import type { Unit } from '../config/index.ts';
+import type { MetadataValue, Unit } from '../config/index.ts';
 import type { Decision, DecisionRequest, DescriptorInput, DescriptorStatus } from '../domain/decision.ts';
+import type { Struct } from '../domain/dynamic-metadata.ts';
 
 export interface WireEntry {
   key: string;
@@ -32,6 +33,7 @@ export interface WireResponse {
   overall_code: string;
   statuses: WireStatus[];
   response_headers_to_add: Array<{ key: string; value: string }>;
+  dynamic_metadata?: WireStruct | null;
 }
 
 /** Units a request may override a limit with (envoy.type.v3.RateLimitUnit has no WEEK). */
@@ -79,5 +81,33 @@ export function toWireResponse(decision: Decision): WireResponse {
     overall_code: decision.overallCode,
     statuses: decision.statuses.map(toWireStatus),
     response_headers_to_add: decision.headers as Array<{ key: string; value: string }>,
+    dynamic_metadata: decision.dynamicMetadata === undefined ? null : toWireStruct(decision.dynamicMetadata),
   };
+}
+
+/** google.protobuf.Value as @grpc/proto-loader takes it (the `kind` oneof by field name). */
+export type WireValue =
+  | { nullValue: 'NULL_VALUE' }
+  | { numberValue: number }
+  | { stringValue: string }
+  | { boolValue: boolean }
+  | { structValue: WireStruct }
+  | { listValue: { values: WireValue[] } };
+export interface WireStruct {
+  fields: Record<string, WireValue>;
+}
+
+function toWireValue(value: MetadataValue): WireValue {
+  if (value === null) return { nullValue: 'NULL_VALUE' };
+  if (typeof value === 'number') return { numberValue: value };
+  if (typeof value === 'string') return { stringValue: value };
+  if (typeof value === 'boolean') return { boolValue: value };
+  if (Array.isArray(value)) return { listValue: { values: value.map(toWireValue) } };
+  return { structValue: toWireStruct(value as Struct) };
+}
+
+export function toWireStruct(struct: Struct): WireStruct {
+  const fields: Record<string, WireValue> = {};
+  for (const [key, value] of Object.entries(struct)) fields[key] = toWireValue(value);
+  return { fields };
 }

@@ -2,7 +2,13 @@
 // functions: which limits a request checks, the status a counter value gives, and the overall
 // answer. Time comes in as Unix seconds; counters come from the store through the caller.
 import { AppError } from '../../../shared/errors.ts';
-import type { RateLimitConfig, RateLimitRule, RequestDescriptor, Unit } from '../config/index.ts';
+import type {
+  MetadataValue,
+  RateLimitConfig,
+  RateLimitRule,
+  RequestDescriptor,
+  Unit,
+} from '../config/index.ts';
 import { type CacheKey, cacheKey } from './cache-key.ts';
 import type { RuleStats, StatsStore } from './stats.ts';
 import { secondsUntilReset } from './window.ts';
@@ -45,6 +51,8 @@ export interface Decision {
   readonly overallCode: Code;
   readonly statuses: readonly DescriptorStatus[];
   readonly headers: readonly Header[];
+  /** RESPONSE_DYNAMIC_METADATA: the response's dynamic_metadata Struct. */
+  readonly dynamicMetadata?: { readonly [key: string]: MetadataValue };
 }
 
 /** What one descriptor asks of the counter store, once its rule is known. */

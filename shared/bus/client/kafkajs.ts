@@ -1,4 +1,5 @@
 // The bus's Kafka client on kafkajs 2.2.4.
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type Admin,
   CompressionTypes,
@@ -147,8 +148,18 @@ export function createKafkajsClient(options: ClientOptions): KafkaClient {
       return new Map(topics.map((t) => [t.name, t.partitions.length]));
     },
     async watermarks(topic) {
-      const offsets = await (await adminClient()).fetchTopicOffsets(topic);
-      return offsets.map((o) => ({ partition: o.partition, low: BigInt(o.low), high: BigInt(o.high) }));
+      // kafkajs 2.2.4 throws a TypeError ("Cannot destructure property 'partitions' of
+      // 'low.pop(...)'") when its metadata for the topic is momentarily empty, as when several
+      // readers start at once on one admin: asked again, it answers.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const offsets = await (await adminClient()).fetchTopicOffsets(topic);
+          return offsets.map((o) => ({ partition: o.partition, low: BigInt(o.low), high: BigInt(o.high) }));
+        } catch (error) {
+          if (!(error instanceof TypeError) || attempt >= 5) throw error;
+          await sleep(100 * attempt);
+        }
+      }
     },
     async offsetsAtTime(topic, ms) {
       // kafkajs answers the high watermark for a partition with nothing at or after `ms`.
@@ -272,9 +283,11 @@ async function startConsumer(
   consumer.on(consumer.events.CRASH, (event) => {
     if (!event.payload.restart) markFailed(event.payload.error);
   });
-  // A fetch of only control records (transaction markers) reaches no batch handler.
+  // A fetch of only control records (transaction markers) reaches no batch handler. A fetch that
+  // returned only records below the offset asked for (an older batch) is empty too, but its
+  // lastOffset is the offset asked for, not one that was read: kafkajs says so by a null firstOffset.
   consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
-    if (payload.batchSize === 0)
+    if (payload.batchSize === 0 && payload.firstOffset !== null)
       options.onPosition?.(payload.topic, payload.partition, BigInt(payload.lastOffset) + 1n);
   });
 

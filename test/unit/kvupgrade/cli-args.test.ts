@@ -5,11 +5,14 @@ describe('kvupgrade arguments', () => {
   it('reads a command, the cluster file and the switches', () => {
     expect(parseCli(['plan', '--cluster', 'c.yaml'])).toEqual({
       kind: 'run',
-      options: { command: 'plan', cluster: 'c.yaml', allowAuth: false, yes: false },
+      options: { command: 'plan', cluster: 'c.yaml', allowAuth: false, yes: false, output: 'text' },
     });
     expect(parseCli(['rollback', '--cluster=c.yaml', '--yes', '--allow-auth'])).toEqual({
       kind: 'run',
-      options: { command: 'rollback', cluster: 'c.yaml', allowAuth: true, yes: true },
+      options: { command: 'rollback', cluster: 'c.yaml', allowAuth: true, yes: true, output: 'text' },
+    });
+    expect(parseCli(['status', '--cluster', 'c.yaml', '--output', 'json'])).toMatchObject({
+      options: { command: 'status', output: 'json' },
     });
     expect(parseCli(['-h'])).toEqual({ kind: 'help' });
   });
@@ -31,6 +34,10 @@ describe('kvupgrade arguments', () => {
     const unknown = parseCli(['run', '--cluster', 'c.yaml', '--force']);
     expect(unknown.kind).toBe('error');
     expect((unknown as { message: string }).message).toMatch(/--force/);
+    expect(parseCli(['plan', '--cluster', 'c.yaml', '--output=yaml'])).toEqual({
+      kind: 'error',
+      message: '--output must be text or json, got "yaml"',
+    });
     const missingValue = parseCli(['run', '--cluster']);
     expect((missingValue as { message: string }).message).toMatch(/--cluster/);
   });

@@ -299,4 +299,151 @@ describe('plan', () => {
       'binaries.target (etcd) cannot run: spawn ENOENT',
     ]);
   });
+
+  const oneProcess = (pid: number, flagDifferences: string[] = []) => ({
+    processes: { lookedFor: 'a process with --name and --data-dir', found: [{ pid, flagDifferences }] },
+  });
+
+  it('passes one process per member with the same flags, naming the PIDs', () => {
+    const plan = evaluatePlan(
+      specWith(),
+      factsWith({ m1: oneProcess(11), m2: oneProcess(12), m3: oneProcess(13) }),
+      { allowAuth: false },
+    );
+    expect(verdict(plan, 'processes')).toEqual([
+      {
+        check: 'processes',
+        status: 'pass',
+        message:
+          "one running process per member, started with the cluster file's flags: m1 pid 11, m2 pid 12, m3 pid 13",
+      },
+    ]);
+  });
+
+  it('refuses no process, several processes, or other flags, naming the member and what was looked for', () => {
+    const plan = evaluatePlan(
+      specWith(),
+      factsWith({
+        m1: { processes: { lookedFor: 'X for m1', found: [] } },
+        m2: {
+          processes: {
+            lookedFor: 'X for m2',
+            found: [
+              { pid: 21, flagDifferences: [] },
+              { pid: 22, flagDifferences: [] },
+            ],
+          },
+        },
+        m3: oneProcess(31, ['--snapshot-count=5 is not in the cluster file']),
+      }),
+      { allowAuth: false },
+    );
+    expect(plan.outcome).toBe('refuse');
+    expect(verdict(plan, 'processes')[0]!.message).toBe(
+      'm1: no running process found, expected exactly one; looked for X for m1; ' +
+        'm2: 2 running processes found (pids 21, 22), expected exactly one; looked for X for m2; ' +
+        'm3 (pid 31) runs with other flags than the cluster file, which every restart uses: --snapshot-count=5 is not in the cluster file',
+    );
+  });
+
+  it('refuses a member without member/snap/db, warns when the driver cannot tell', () => {
+    const missing = evaluatePlan(
+      specWith(),
+      factsWith({
+        m1: { v3Database: { file: '/d/m1/member/snap/db', exists: true } },
+        m2: { v3Database: { file: '/d/m2/member/snap/db', exists: false } },
+      }),
+      { allowAuth: false },
+    );
+    expect(missing.outcome).toBe('refuse');
+    expect(verdict(missing, 'v3-database')[0]!.message).toMatch(
+      /^m2 has no v3 database \(\/d\/m2\/member\/snap\/db is missing\): a server migrated from v2 that never wrote v3 data panics/,
+    );
+    const unknown = evaluatePlan(
+      specWith(),
+      factsWith({ m3: { v3Database: { file: '/d/m3/member/snap/db', exists: undefined } } }),
+      { allowAuth: false },
+    );
+    expect(unknown.outcome).toBe('go');
+    expect(verdict(unknown, 'v3-database')[0]).toMatchObject({ status: 'warn' });
+    expect(verdict(unknown, 'v3-database')[0]!.message).toContain('set driver.check');
+  });
+
+  describe('tls', () => {
+    const day = 24 * 3600 * 1000;
+    const now = Date.parse('2026-11-25T00:00:00Z');
+    const tlsSpec = () => {
+      const base = specWith();
+      return { ...base, tls: { ca: '/ca.crt', cert: '/c.crt', key: '/c.key', serverName: undefined } };
+    };
+    const certs = (clientDays: number) => [
+      { field: 'tls.ca', file: '/ca.crt', subject: 'CN=ca', notAfter: now + 300 * day },
+      { field: 'tls.cert', file: '/c.crt', subject: 'CN=kvupgrade', notAfter: now + clientDays * day },
+    ];
+
+    it('passes loadable certificates far from expiry, saying every member answers over TLS', () => {
+      const plan = evaluatePlan(tlsSpec(), factsWith({}, { certificates: certs(200), checkedAt: now }), {
+        allowAuth: false,
+      });
+      expect(verdict(plan, 'tls')).toEqual([
+        {
+          check: 'tls',
+          status: 'pass',
+          message:
+            '2 certificates load (tls.ca CN=ca, tls.cert CN=kvupgrade); the first to expire is tls.cert /c.crt on 2027-06-13; every member answers over TLS with them',
+        },
+      ]);
+    });
+
+    it('warns within 30 days (server certificates too), refuses expired or unloadable ones', () => {
+      const soon = evaluatePlan(
+        tlsSpec(),
+        factsWith(
+          {
+            m2: {
+              serverCertificate: {
+                field: 'm2 server certificate',
+                subject: 'CN=m2',
+                notAfter: now + 3 * day,
+              },
+            },
+          },
+          { certificates: certs(29), checkedAt: now },
+        ),
+        { allowAuth: false },
+      );
+      expect(soon.outcome).toBe('go');
+      expect(verdict(soon, 'tls')).toEqual([
+        {
+          check: 'tls',
+          status: 'warn',
+          message:
+            'certificates expiring within 30 days: tls.cert /c.crt (CN=kvupgrade) in 29 days, 2026-12-24T00:00:00.000Z; m2 server certificate (CN=m2) in 3 days, 2026-11-28T00:00:00.000Z',
+        },
+      ]);
+      const bad = evaluatePlan(
+        tlsSpec(),
+        factsWith(
+          {},
+          {
+            certificates: [
+              ...certs(-1),
+              {
+                field: 'tls.cert',
+                file: '/c.crt',
+                error: 'tls.key /c.key is not the key of this certificate',
+              },
+            ],
+            checkedAt: now,
+          },
+        ),
+        { allowAuth: false },
+      );
+      expect(bad.outcome).toBe('refuse');
+      expect(verdict(bad, 'tls').map((v) => v.message)).toEqual([
+        'certificates that do not load: tls.cert /c.crt: tls.key /c.key is not the key of this certificate',
+        'expired certificates: tls.cert /c.crt (CN=kvupgrade) expired 2026-11-24T00:00:00.000Z',
+      ]);
+    });
+  });
 });

@@ -78,6 +78,11 @@ async function say(request: SayRequest): Promise<SayReply> {
       throw new AppError('NOT_FOUND', `no such thing: ${request.text}`);
     case 'unavailable':
       throw new AppError('UNAVAILABLE', 'database is down');
+    case 'store_outage':
+      // As the rate limit service answers a Redis outage: UNKNOWN, but the service's fault.
+      throw new AppError('UNKNOWN', 'redis: connection refused', { retriable: true });
+    case 'unknown_request':
+      throw new AppError('UNKNOWN', 'rate limit descriptor list must not be empty');
     case 'type_error':
       throw new TypeError('cannot read properties of undefined');
     default:
@@ -156,6 +161,17 @@ describe('unary handlers on a real server', () => {
       method: 'Echo.Say',
     });
   });
+
+  it('logs an outage answered UNAVAILABLE or UNKNOWN at error, a request answered UNKNOWN at info', async () => {
+    await call(client, 'Say', { mode: 'unavailable' });
+    await call(client, 'Say', { mode: 'store_outage' });
+    await call(client, 'Say', { mode: 'unknown_request' });
+    const levelOf = (message: string) =>
+      lines.find((line) => (line.err as { message?: string })?.message === message)?.level;
+    expect(levelOf('database is down')).toBe('error');
+    expect(levelOf('redis: connection refused')).toBe('error');
+    expect(levelOf('rate limit descriptor list must not be empty')).toBe('info');
+  });
 });
 
 describe('health service', () => {
@@ -227,8 +243,11 @@ describe('health service', () => {
     health.setStatus('', flipped);
     expect(await server.next()).toBe(flipped);
     health.setStatus('', flipped); // no change, no message
-    await sleep(30);
-    expect(server.statuses).toEqual([current, flipped]);
+    const back = flipped === 'SERVING' ? 'NOT_SERVING' : 'SERVING';
+    health.setStatus('', back);
+    // Messages arrive in order: a message for the repeated status would come before this one.
+    expect(await server.next()).toBe(back);
+    expect(server.statuses).toEqual([current, flipped, back]);
 
     const later = watch('test.echo.Echo');
     expect(await later.next()).toBe('SERVICE_UNKNOWN');
@@ -278,8 +297,8 @@ describe('startGrpcServer', () => {
         stream.on('status', (s: { code: status }) => resolve(status[s.code]));
         stream.on('error', () => {});
       });
-      stream.on('data', () => {});
-      await sleep(50);
+      // The first message (the current status) says the stream is open on the server.
+      await new Promise<void>((resolve) => stream.once('data', () => resolve()));
       health.shutdown();
       expect(await ended).toBe('OK');
       const started = Date.now();

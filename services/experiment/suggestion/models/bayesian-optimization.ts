@@ -115,10 +115,22 @@ function propose(
   const names = acquisitionsFor(options.acqFunc);
   const pool = features.candidates(RANDOM_CANDIDATES, centres, LOCAL_CANDIDATES_PER_CENTRE, rng);
   const predictions = pool.map((c) => model.predict(features.vector(c)));
+  // The refinements of the hedge's three acquisitions start from the same few candidates and
+  // retrace the same compass steps: each point is predicted once per call.
+  const predicted = new Map<string, { mean: number; sd: number }>();
+  const predictAt = (c: readonly number[]) => {
+    const key = c.join(',');
+    let p = predicted.get(key);
+    if (p === undefined) {
+      p = model.predict(features.vector(c));
+      predicted.set(key, p);
+    }
+    return p;
+  };
   const winners = names.map((name) => {
     const acquisition = ACQUISITIONS[name];
     const score = (c: readonly number[]) => {
-      const p = model.predict(features.vector(c));
+      const p = predictAt(c);
       return acquisition(p.mean, p.sd, best);
     };
     const scored = pool.map((c, i) => ({

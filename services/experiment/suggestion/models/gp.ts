@@ -72,7 +72,7 @@ function negativeLogPosterior(
   ys: readonly number[],
   n: number,
   dims: number,
-): { value: number; gradient: Float64Array } {
+): Evaluation {
   const inverseScales2 = new Float64Array(dims);
   for (let d = 0; d < dims; d++) inverseScales2[d] = Math.exp(-2 * theta[d]!);
   const signal = Math.exp(theta[dims]!);
@@ -95,14 +95,33 @@ function negativeLogPosterior(
     }
   }
   const l = cholesky(k, n);
-  const gradient = new Float64Array(dims + 2);
-  if (!l) return { value: 1e10, gradient };
+  if (!l) return { value: 1e10, gradient: () => new Float64Array(dims + 2) };
   const alpha = solveUpperTransposed(l, n, solveLower(l, n, ys, new Float64Array(n)), new Float64Array(n));
   let value = 0.5 * ys.reduce((s, y, i) => s + y * alpha[i]!, 0);
   for (let i = 0; i < n; i++) value += Math.log(l[i * n + i]!);
+  for (let d = 0; d < dims; d++) value += 0.5 * ((theta[d]! - SCALE_PRIOR_MEAN) / SCALE_PRIOR_SD) ** 2;
+  return { value, gradient: () => gradientOf(theta, sq, n, dims, k, shape, l, alpha) };
+}
+
+/** dNLL/dθ at the point whose kernel matrix, shape terms, Cholesky factor and α are given. */
+function gradientOf(
+  theta: Float64Array,
+  sq: Float64Array,
+  n: number,
+  dims: number,
+  k: Float64Array,
+  shape: Float64Array,
+  l: Float64Array,
+  alpha: Float64Array,
+): Float64Array {
+  const inverseScales2 = new Float64Array(dims);
+  for (let d = 0; d < dims; d++) inverseScales2[d] = Math.exp(-2 * theta[d]!);
+  const signal = Math.exp(theta[dims]!);
+  const noise = Math.exp(theta[dims + 1]!);
+  const gradient = new Float64Array(dims + 2);
   // W = K⁻¹ − ααᵀ; dNLL/dθ = ½·tr(W·dK/dθ).
   const inverse = inverseFromCholesky(l, n);
-  p = 0;
+  let p = 0;
   let traceSignal = 0;
   let traceNoise = 0;
   for (let i = 0; i < n; i++) {
@@ -119,12 +138,15 @@ function negativeLogPosterior(
   }
   gradient[dims] = traceSignal;
   gradient[dims + 1] = traceNoise;
-  for (let d = 0; d < dims; d++) {
-    const z = (theta[d]! - SCALE_PRIOR_MEAN) / SCALE_PRIOR_SD;
-    value += 0.5 * z * z;
-    gradient[d]! += z / SCALE_PRIOR_SD;
-  }
-  return { value, gradient };
+  for (let d = 0; d < dims; d++)
+    gradient[d]! += (theta[d]! - SCALE_PRIOR_MEAN) / SCALE_PRIOR_SD / SCALE_PRIOR_SD;
+  return gradient;
+}
+
+/** The objective's value, and its gradient computed only when asked (it needs K⁻¹). */
+interface Evaluation {
+  readonly value: number;
+  gradient(): Float64Array;
 }
 
 function inverseFromCholesky(l: Float64Array, n: number): Float64Array {
@@ -205,9 +227,13 @@ function buildModel(hyper: Hyper, xs: readonly Float64Array[], ys: readonly numb
   };
 }
 
-/** Projected L-BFGS (memory 6) with Armijo backtracking, for smooth objectives on a box. */
+/**
+ * Projected L-BFGS (memory 6) with Armijo backtracking, for smooth objectives on a box. The
+ * gradient (K⁻¹: twice the cost of the value's Cholesky factorisation) is computed only at the
+ * points the line search accepts, not at the rejected backtracking steps.
+ */
 function minimiseBounded(
-  f: (x: Float64Array) => { value: number; gradient: Float64Array },
+  f: (x: Float64Array) => Evaluation,
   start: Float64Array,
   bounds: readonly (readonly [number, number])[],
   maxIterations: number,
@@ -217,7 +243,8 @@ function minimiseBounded(
   const project = (x: Float64Array): Float64Array =>
     x.map((v, i) => Math.min(bounds[i]![1], Math.max(bounds[i]![0], v)));
   let x: Float64Array = project(start);
-  let current = f(x);
+  let evaluation = f(x);
+  let current = { value: evaluation.value, gradient: evaluation.gradient() };
   const ss: Float64Array[] = [];
   const yy: Float64Array[] = [];
   for (let iteration = 0; iteration < maxIterations; iteration++) {
@@ -247,10 +274,10 @@ function minimiseBounded(
         g,
         x.map((v, j) => v - candidate[j]!),
       );
-      const result = f(candidate);
-      if (result.value <= current.value - 1e-4 * Math.max(decrease, 0)) {
+      evaluation = f(candidate);
+      if (evaluation.value <= current.value - 1e-4 * Math.max(decrease, 0)) {
         next = candidate;
-        evaluated = result;
+        evaluated = { value: evaluation.value, gradient: evaluation.gradient() };
         break;
       }
     }

@@ -2,7 +2,7 @@
 // distinct and deterministic for every registered algorithm.
 import { describe, expect, it } from 'vitest';
 import type { Experiment__Output } from '../../../../proto/gen/api/v1/beta1/Experiment.ts';
-import { ALGORITHMS } from '../../../../services/experiment/suggestion/registry.ts';
+import { ALGORITHMS, HP_ALGORITHM_NAMES } from '../../../../services/experiment/suggestion/registry.ts';
 import { prepareExperiment, suggest } from '../../../../services/experiment/suggestion/suggest.ts';
 import { AppError } from '../../../../shared/errors.ts';
 import {
@@ -58,7 +58,7 @@ describe('both calls refuse bad input alike', () => {
     );
   });
 
-  it.each([...ALGORITHMS.keys()])('%s: an unknown setting, a bad search space', (algorithm) => {
+  it.each(HP_ALGORITHM_NAMES)('%s: an unknown setting, a bad search space', (algorithm) => {
     expect(bothReject(make(algorithm, { settings: { ...SETTINGS[algorithm], bogus: '1' } }))).toBe(
       `unknown setting bogus for algorithm ${algorithm}`,
     );
@@ -164,7 +164,7 @@ describe('replies', () => {
     return trials;
   };
 
-  it.each([...ALGORITHMS.keys()])(
+  it.each(HP_ALGORITHM_NAMES)(
     '%s: exactly current_request_number distinct sets, every parameter, deterministic',
     (algorithm) => {
       const trials = history(algorithm, 2);

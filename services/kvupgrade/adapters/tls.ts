@@ -1,0 +1,85 @@
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { invalidArgument } from '../../../shared/errors.ts';
+import type { TlsSpec } from '../domain/cluster-spec.ts';
+import type { CertificateFacts } from '../domain/plan.ts';
+
+/** The cluster file's `tls` block, read: what every HTTPS call and etcdctl run is given. */
+export interface TlsMaterial {
+  readonly spec: TlsSpec;
+  readonly ca: Buffer;
+  readonly cert: Buffer | undefined;
+  readonly key: Buffer | undefined;
+  readonly serverName: string | undefined;
+}
+
+async function read(file: string, field: string): Promise<Buffer> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    throw invalidArgument(
+      `${field} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      error,
+    );
+  }
+}
+
+/** Reads the files of the tls block; INVALID_ARGUMENT names the field whose file cannot be read. */
+export async function loadTls(spec: TlsSpec): Promise<TlsMaterial> {
+  const [ca, cert, key] = await Promise.all([
+    read(spec.ca, 'tls.ca'),
+    spec.cert ? read(spec.cert, 'tls.cert') : undefined,
+    spec.key ? read(spec.key, 'tls.key') : undefined,
+  ]);
+  return { spec, ca, cert, key, serverName: spec.serverName };
+}
+
+/**
+ * What plan judges about the certificates: that each file parses, that the key is the certificate's,
+ * and when each expires. Never throws: a problem is a fact.
+ */
+export function certificateFacts(tls: TlsMaterial): CertificateFacts[] {
+  const out: CertificateFacts[] = [];
+  const certs = (field: string, file: string, pem: Buffer): X509Certificate[] | undefined => {
+    const blocks = pem
+      .toString('utf8')
+      .match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
+    if (!blocks) {
+      out.push({ field, file, error: 'no PEM certificate in it' });
+      return undefined;
+    }
+    try {
+      return blocks.map((b) => new X509Certificate(b));
+    } catch (error) {
+      out.push({ field, file, error: (error as Error).message });
+      return undefined;
+    }
+  };
+  for (const ca of certs('tls.ca', tls.spec.ca, tls.ca) ?? [])
+    out.push({
+      field: 'tls.ca',
+      file: tls.spec.ca,
+      subject: ca.subject.replaceAll('\n', ', '),
+      notAfter: Date.parse(ca.validTo),
+    });
+  if (tls.cert && tls.key && tls.spec.cert && tls.spec.key) {
+    const [leaf] = certs('tls.cert', tls.spec.cert, tls.cert) ?? [];
+    if (leaf) {
+      let error: string | undefined;
+      try {
+        if (!leaf.checkPrivateKey(createPrivateKey(tls.key)))
+          error = `tls.key ${tls.spec.key} is not the key of this certificate`;
+      } catch (e) {
+        error = `tls.key ${tls.spec.key}: ${(e as Error).message}`;
+      }
+      out.push({
+        field: 'tls.cert',
+        file: tls.spec.cert,
+        subject: leaf.subject.replaceAll('\n', ', '),
+        notAfter: Date.parse(leaf.validTo),
+        ...(error ? { error } : {}),
+      });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  type KafkaControllerStateStore,
+  openKafkaControllerStateStore,
+} from '../../services/experiment/adapters/kafka-controller-state-store.ts';
+import { createMemoryControllerStateStore } from '../../services/experiment/adapters/memory-controller-state-store.ts';
+import type { ControllerStateStore } from '../../services/experiment/ports.ts';
+import {
+  type Bus,
+  createEventProducer,
+  type EventProducer,
+  partitionOf,
+  TOPICS,
+} from '../../shared/bus/index.ts';
+import { systemClock } from '../../shared/clock.ts';
+import { openTestBus, uniqueName } from '../helpers/kafka.ts';
+import { type LogLine, memoryLogger } from '../helpers/memory-logger.ts';
+
+// The ControllerStateStore contract, kept by the in-memory store and by the Kafka store on the real
+// compacted topic, where a second instance must see every save the first one had acknowledged.
+
+const infra = inject('infra');
+// A topic of this run, declared as the real one (compacted, 16 MiB messages), deleted at the end.
+const TOPIC = { ...TOPICS.nasControllerState, name: uniqueName('test.nas-controller-state') };
+let bus: Bus;
+let producer: EventProducer;
+const opened: KafkaControllerStateStore[] = [];
+const log = memoryLogger<LogLine>('warn');
+
+const openKafka = async (): Promise<KafkaControllerStateStore> => {
+  const store = await openKafkaControllerStateStore({
+    bus,
+    producer,
+    clock: systemClock,
+    logger: log.logger,
+    catchUpTimeoutMs: 10_000,
+    topic: TOPIC.name,
+  });
+  opened.push(store);
+  return store;
+};
+
+const saved = (bytes: number[], trialCount = 3) => ({
+  algorithmName: 'enas',
+  trialCount,
+  state: Uint8Array.from(bytes),
+});
+
+beforeAll(async () => {
+  bus = openTestBus(infra.KAFKA_BROKERS);
+  await bus.ensureTopics([TOPIC]);
+  producer = await createEventProducer(bus);
+});
+
+afterAll(async () => {
+  for (const store of opened) await store.close();
+  await producer?.disconnect();
+  await bus?.client.deleteTopics([TOPIC.name]).catch(() => undefined);
+  await bus?.close();
+});
+
+function contract(name: string, open: () => Promise<[ControllerStateStore, ControllerStateStore]>) {
+  describe(`${name}: the ControllerStateStore contract`, () => {
+    it('latest is undefined for an experiment never saved, then the last acknowledged save, seen by every instance', async () => {
+      const [a, b] = await open();
+      const experiment = uniqueName('exp');
+      expect(await a.latest(experiment)).toBeUndefined();
+      await a.save(experiment, saved([1, 2, 3]));
+      expect(await b.latest(experiment)).toEqual(Uint8Array.from([1, 2, 3]));
+      await b.save(experiment, saved([4, 5], 6));
+      expect(await a.latest(experiment)).toEqual(Uint8Array.from([4, 5]));
+      expect(await b.latest(experiment)).toEqual(Uint8Array.from([4, 5]));
+      expect(await a.latest(uniqueName('other'))).toBeUndefined();
+    });
+  });
+}
+
+contract('memory', async () => {
+  const store = createMemoryControllerStateStore();
+  return [store, store];
+});
+contract('kafka (two instances)', async () => [await openKafka(), await openKafka()]);
+
+describe('kafka store: the largest state enas keeps', () => {
+  it('saves and reads back a 12 MiB state (the topic takes 16 MiB messages)', async () => {
+    const [a, b] = [await openKafka(), await openKafka()];
+    const experiment = uniqueName('large');
+    const state = new Uint8Array(12 * 1024 * 1024);
+    for (let i = 0; i < state.length; i += 4096) state[i] = (i / 4096) % 251;
+    await a.save(experiment, { algorithmName: 'enas', trialCount: 1, state });
+    const read = await b.latest(experiment);
+    expect(read?.length).toBe(state.length);
+    expect(Buffer.from(read!).equals(Buffer.from(state))).toBe(true);
+  });
+});
+
+describe('kafka store: what it cannot read', () => {
+  it('a record that is not Avro is no state (logged); a tombstone deletes the state', async () => {
+    const reader = await openKafka();
+    const broken = uniqueName('broken');
+    const deleted = uniqueName('deleted');
+    await reader.save(broken, saved([9]));
+    await reader.save(deleted, saved([8]));
+    expect(await reader.latest(broken)).toEqual(Uint8Array.from([9]));
+    const raw = await bus.client.createProducer();
+    try {
+      await raw.send([
+        {
+          topic: TOPIC.name,
+          partition: partitionOf(broken, TOPIC.partitions),
+          key: broken,
+          value: Buffer.from('not avro'),
+          headers: {},
+        },
+        {
+          topic: TOPIC.name,
+          partition: partitionOf(deleted, TOPIC.partitions),
+          key: deleted,
+          value: null,
+          headers: {},
+        },
+      ]);
+    } finally {
+      await raw.close();
+    }
+    expect(await reader.latest(broken)).toBeUndefined();
+    expect(await reader.latest(deleted)).toBeUndefined();
+    // A new instance reads the same from the beginning.
+    const late = await openKafka();
+    expect(await late.latest(broken)).toBeUndefined();
+    expect(await late.latest(deleted)).toBeUndefined();
+    // Every open instance follows the topic and says so (at least the two above).
+    const warnings = log.lines.filter(
+      (l) => l.msg === 'controller state does not decode; treated as none' && l.experiment === broken,
+    );
+    expect(warnings.length).toBeGreaterThanOrEqual(2);
+    expect(log.lines.filter((l) => l.experiment === deleted)).toEqual([]);
+  });
+});

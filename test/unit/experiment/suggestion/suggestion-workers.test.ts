@@ -1,0 +1,152 @@
+// The model-fitting algorithms in worker threads: the same replies as the inline use case, bad
+// input answered with its status and message from the thread, the event loop free for other
+// calls during a fit, and a closing pool that finishes what runs and refuses what waits.
+import { credentials, type ServiceError, status } from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GetSuggestionsReply__Output } from '../../../../proto/gen/api/v1/beta1/GetSuggestionsReply.ts';
+import type { GetSuggestionsRequest__Output } from '../../../../proto/gen/api/v1/beta1/GetSuggestionsRequest.ts';
+import type { SuggestionClient } from '../../../../proto/gen/api/v1/beta1/Suggestion.ts';
+import { createSuggestionHandlers } from '../../../../services/experiment/adapters/suggestion-grpc.ts';
+import {
+  createSuggestionWorkers,
+  type SuggestionWorkers,
+} from '../../../../services/experiment/adapters/suggestion-workers.ts';
+import { ALGORITHMS } from '../../../../services/experiment/suggestion/registry.ts';
+import { suggest } from '../../../../services/experiment/suggestion/suggest.ts';
+import {
+  loadPackageDefinition,
+  lookupService,
+  type RunningGrpcServer,
+  startGrpcServer,
+} from '../../../../shared/grpc.ts';
+import { memoryLogger } from '../../../helpers/memory-logger.ts';
+import { experiment, param, request, trial } from './fixtures.ts';
+
+const PARAMETERS = [
+  param('x', 'DOUBLE', { min: '-2', max: '2' }),
+  param('y', 'DOUBLE', { min: '-2', max: '2' }),
+  param('z', 'DOUBLE', { min: '0', max: '1' }),
+];
+
+/** `n` completed trials of a smooth loss at points spread by a fixed recurrence (no randomness). */
+function history(n: number) {
+  return Array.from({ length: n }, (_, i) => {
+    const x = -2 + 4 * ((i * 0.618034) % 1);
+    const y = -2 + 4 * ((i * 0.414214) % 1);
+    const z = (i * 0.732051) % 1;
+    const loss = (x - 0.5) ** 2 + (y + 0.3) ** 2 + Math.sin(6 * z);
+    return trial(`t-${i}`, { x: String(x), y: String(y), z: String(z) }, 'SUCCEEDED', { loss: String(loss) });
+  });
+}
+
+const boRequest = (n: number, settings: Record<string, string> = {}): GetSuggestionsRequest__Output =>
+  request(
+    experiment({
+      name: `bo-${n}`,
+      algorithm: 'bayesianoptimization',
+      parameters: PARAMETERS,
+      type: 'MINIMIZE',
+      metric: 'loss',
+      settings,
+    }),
+    history(n),
+    1,
+  );
+
+const randomRequest = request(
+  experiment({
+    name: 'other',
+    algorithm: 'random',
+    parameters: PARAMETERS,
+    type: 'MINIMIZE',
+    metric: 'loss',
+  }),
+  [],
+  1,
+);
+
+let workers: SuggestionWorkers;
+let server: RunningGrpcServer;
+let client: SuggestionClient;
+
+beforeAll(async () => {
+  const { logger } = memoryLogger();
+  workers = createSuggestionWorkers({ size: 1, logger });
+  const Suggestion = lookupService(
+    loadPackageDefinition(['api/v1beta1/api.proto']),
+    'api.v1.beta1.Suggestion',
+  );
+  server = await startGrpcServer({
+    host: '127.0.0.1',
+    port: 0,
+    logger,
+    services: [
+      {
+        definition: Suggestion.service,
+        implementation: createSuggestionHandlers({
+          logger,
+          clock: { now: () => 1_700_000_000_000 },
+          producer: { publish: async () => {} },
+          workers,
+        }),
+      },
+    ],
+  });
+  client = new Suggestion(
+    `127.0.0.1:${server.port}`,
+    credentials.createInsecure(),
+  ) as unknown as SuggestionClient;
+});
+
+afterAll(async () => {
+  client.close();
+  await server.stop(1_000);
+  await workers.close();
+});
+
+const call = (req: GetSuggestionsRequest__Output) =>
+  new Promise<GetSuggestionsReply__Output>((resolve, reject) =>
+    client.GetSuggestions(req, (error, reply) => (error ? reject(error) : resolve(reply!))),
+  );
+
+describe('suggestion worker threads', () => {
+  it('answer a bayesianoptimization call exactly as the inline use case does', async () => {
+    const req = boRequest(40);
+    const reply = await call(req);
+    const inline = suggest(req, ALGORITHMS).reply;
+    expect(reply.parameter_assignments.map((p) => p.assignments)).toEqual(
+      inline.parameter_assignments!.map((p) => p.assignments),
+    );
+    expect(reply.parameter_assignments[0]!.assignments.map((a) => a.name)).toEqual(['x', 'y', 'z']);
+  });
+
+  it('send back a bad setting found in the thread as INVALID_ARGUMENT with its message', async () => {
+    const error = (await call(boRequest(20, { acq_func: 'XYZ' })).catch((e: unknown) => e)) as ServiceError;
+    expect(error.code).toBe(status.INVALID_ARGUMENT);
+    expect(error.details).toContain('acq_func');
+  });
+
+  it('leave the event loop free: a random call sent during a fit is answered before the fit ends', async () => {
+    const order: string[] = [];
+    const fit = call(boRequest(150)).then(() => order.push('bayesianoptimization'));
+    // The fit has reached the thread once the server's event loop is free again.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const other = call(randomRequest).then(() => order.push('random'));
+    await Promise.all([fit, other]);
+    expect(order).toEqual(['random', 'bayesianoptimization']);
+  });
+
+  it('on close, finish the running call and refuse the waiting ones with UNAVAILABLE', async () => {
+    const { logger } = memoryLogger();
+    const pool = createSuggestionWorkers({ size: 1, logger });
+    const running = pool.run(boRequest(60));
+    const waiting = pool.run(boRequest(61));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const closed = pool.close();
+    const refused = await waiting.catch((e: unknown) => e);
+    expect((refused as { code?: string }).code).toBe('UNAVAILABLE');
+    expect((await running).reply.parameter_assignments).toHaveLength(1);
+    await closed;
+    await expect(pool.run(boRequest(10))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+  });
+});
