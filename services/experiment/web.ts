@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Registry } from 'prom-client';
-import { type Bus, readTopic, TOPICS } from '../../shared/bus/index.ts';
+import { type Bus, type ConsumedEvent, readTopic, TOPICS } from '../../shared/bus/index.ts';
 import type { GrpcServiceRegistration } from '../../shared/grpc.ts';
 import { createGrpcJsonGateway } from '../../shared/grpc-http.ts';
 import type { Lifecycle } from '../../shared/lifecycle.ts';
@@ -75,6 +75,9 @@ async function rebuildFrom(
     flushing = flushing.then(() => readModel.apply(batch));
     return flushing;
   };
+  // Katib's controller sends every trial of the experiment in each GetSuggestions request: the last
+  // SuggestionsIssued of an experiment (key) says all that its earlier ones said about its trials.
+  const lastSuggestions = new Map<string, ConsumedEvent>();
   const reader = await readTopic(bus, {
     topic,
     from: 'beginning',
@@ -82,11 +85,19 @@ async function rebuildFrom(
     onEvent: async (event) => {
       if (event.offset >= (committed.get(event.partition) ?? 0n)) return;
       events++;
+      if (event.eventType === 'SuggestionsIssued') {
+        lastSuggestions.set(event.key ?? '', event);
+        return;
+      }
       pending.push(...readModelChanges(event));
       if (pending.length >= 1_000) await flush();
     },
   });
   await reader.done;
+  for (const event of lastSuggestions.values()) {
+    pending.push(...readModelChanges(event));
+    if (pending.length >= 1_000) await flush();
+  }
   await flush();
   return events;
 }

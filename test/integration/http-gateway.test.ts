@@ -583,7 +583,9 @@ describe('api.v1.beta1 over HTTP/JSON', () => {
         EARLY_STOPPING_WORKER: 'false',
         WORKER_SESSION_TIMEOUT_MS: '6000',
       },
-      { replayHistory: true },
+      // The rebuild reads the shared topics' whole history (tens of thousands of benchmark events on
+      // a long-lived test broker): seconds on a fresh one, minutes on such.
+      { replayHistory: true, readyTimeoutMs: 280_000 },
     );
     server = second;
     base = `http://127.0.0.1:${second.httpPort}`;
@@ -605,5 +607,5 @@ describe('api.v1.beta1 over HTTP/JSON', () => {
       algorithm: 'grid',
       rules: expected.json.experiment.rules,
     });
-  });
+  }, 300_000);
 });
