@@ -183,6 +183,33 @@ describe('rate limit configuration from an xDS management server', () => {
     await waitFor('the follower to follow the next one', async () => (await limitFor(follower!)) === 500);
     expect(await versionOf(follower)).toBe(await versionOf(server));
   });
+  it('feeds every decision worker from the primary (RATELIMIT_WORKERS=2)', async () => {
+    const workers = await startRatelimitServer({
+      REDIS_URL: infra.REDIS_URL,
+      CONFIG_TYPE: 'GRPC_XDS_SOTW',
+      CONFIG_GRPC_XDS_SERVER_URL: ads.address,
+      CONFIG_GRPC_XDS_NODE_ID: 'ratelimit-workers',
+      RATELIMIT_WORKERS: '2',
+    });
+    try {
+      for (let i = 0; i < 6; i++) {
+        const reply = await workers.shouldRateLimitOnNewConnection({
+          domain: 'xds',
+          descriptors: descriptors({ user: random() }) as never,
+        });
+        expect(reply.statuses[0]?.current_limit?.requests_per_unit).toBe(500);
+      }
+      const served = (await workers.debug('/stats'))
+        .split('\n')
+        .filter((line) => /^ratelimit\.worker\.\d+\.total_requests: [1-9]/.test(line));
+      expect(served).toHaveLength(2);
+      expect(ads.requests.filter((r) => r.nodeId === 'ratelimit-workers' && r.kind === 'ack')).toHaveLength(
+        1,
+      );
+    } finally {
+      await workers.stop();
+    }
+  });
 });
 
 describe('xDS over mutual TLS (CONFIG_GRPC_XDS_SERVER_USE_TLS)', () => {
@@ -230,5 +257,29 @@ describe('xDS over mutual TLS (CONFIG_GRPC_XDS_SERVER_USE_TLS)', () => {
     });
     expect(reply.statuses[0]?.current_limit?.requests_per_unit).toBe(77);
     expect(ads.requests.some((r) => r.kind === 'ack' && r.versionInfo === 'tls-1')).toBe(true);
+  });
+  it('refuses a management server whose certificate does not carry CONFIG_GRPC_XDS_SERVER_TLS_SAN', async () => {
+    const before = ads.requests.length;
+    const failed = await startRatelimitServer(
+      {
+        REDIS_URL: inject('infra').REDIS_URL,
+        CONFIG_TYPE: 'GRPC_XDS_SOTW',
+        CONFIG_GRPC_XDS_SERVER_URL: ads.address,
+        CONFIG_GRPC_XDS_SERVER_USE_TLS: 'true',
+        CONFIG_GRPC_XDS_SERVER_TLS_CACERT: files.ca,
+        CONFIG_GRPC_XDS_CLIENT_TLS_CERT: files.cert,
+        CONFIG_GRPC_XDS_CLIENT_TLS_KEY: files.key,
+        CONFIG_GRPC_XDS_SERVER_TLS_SAN: 'impostor.mesh.local',
+        CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL: '200ms',
+      },
+      { readyTimeoutMs: 4_000 },
+    ).then(
+      () => 'started',
+      (error: Error) => error.message,
+    );
+    // No configuration ever arrives, so the listeners never open; the client keeps retrying.
+    expect(failed).toContain('timed out');
+    expect(failed).toContain('xDS stream ended; reconnecting');
+    expect(ads.requests.length).toBe(before);
   });
 });

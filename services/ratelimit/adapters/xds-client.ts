@@ -261,7 +261,13 @@ export function startXdsClient(options: XdsClientOptions): XdsClient {
           break;
         }
       }
-    problem ??= options.onResources(files, response.version_info);
+    if (problem === undefined) {
+      try {
+        problem = options.onResources(files, response.version_info);
+      } catch (error) {
+        problem = `cannot apply the configuration: ${(error as Error).message}`;
+      }
+    }
     if (problem === undefined) {
       acked = response.version_info;
       logger.info(
