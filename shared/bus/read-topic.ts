@@ -44,6 +44,8 @@ export interface TopicReader {
    * Rejects with UNAVAILABLE, naming the topic, after `timeoutMs`.
    */
   caughtUp(timeoutMs: number): Promise<void>;
+  /** Whether the group has this partition with this reader now (a private reader: every partition). */
+  owns(partition: number): boolean;
   stop(): Promise<void>;
 }
 
@@ -87,6 +89,7 @@ export async function readTopic<E = EventPayloads>(
       done,
       joined: Promise.resolve(),
       caughtUp: async () => {},
+      owns: () => group === undefined,
       stop: async () => {},
     };
   }
@@ -205,7 +208,8 @@ export async function readTopic<E = EventPayloads>(
     }
   }
 
-  return { done, joined: consumer.joined, caughtUp, stop };
+  const owns = (partition: number) => !stopped && (group === undefined || assigned.has(partition));
+  return { done, joined: consumer.joined, caughtUp, owns, stop };
 }
 
 async function startOffsets(

@@ -192,6 +192,7 @@ describe('EarlyStopping end to end on real Kafka', () => {
         SQLITE_FILE: join(dir, 'second.db'),
         PERSISTENCE_GROUP: group,
         EARLY_STOPPING_WORKER: 'false',
+        READ_MODEL_REBUILD: 'false',
       },
       { replayHistory: true },
     );

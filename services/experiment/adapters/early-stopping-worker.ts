@@ -8,7 +8,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { EarlyStoppingRulesIssuedV1 } from '../../../schemas/gen/events.ts';
-import { type Bus, type EventProducer, readTopic, TOPICS } from '../../../shared/bus/index.ts';
+import {
+  type Bus,
+  type EventProducer,
+  readTopic,
+  TOPICS,
+  type TopicReader,
+} from '../../../shared/bus/index.ts';
 import type { Clock } from '../../../shared/clock.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { EARLY_STOPPED, earlyStoppedEventId, earlyStoppedPayload } from '../earlystopping/requests.ts';
@@ -59,14 +65,23 @@ export async function startEarlyStoppingWorker(
   });
   const tracker = createTracker({ maxSamplesPerMetric: 10_000 });
 
+  // The observations reader (started last) and where each trial's reports live.
+  let observations: TopicReader | undefined;
+  const partitionOfTrial = new Map<string, number>();
+  const ownsTrial = (trialName: string): boolean => {
+    const partition = partitionOfTrial.get(trialName);
+    return partition !== undefined && observations?.owns(partition) === true;
+  };
+
   const statusReader = await readTopic(bus, {
     topic: TOPICS.trialStatus.name,
     from: 'beginning',
     until: 'follow',
     sessionTimeoutMs: options.sessionTimeoutMs,
     onEvent: (event) => {
-      if (event.eventType === 'TrialStatusChanged')
-        tracker.onStatus(event.payload.trial_name, event.payload.condition);
+      if (event.eventType !== 'TrialStatusChanged') return;
+      tracker.onStatus(event.payload.trial_name, event.payload.condition);
+      if (tracker.isFinished(event.payload.trial_name)) partitionOfTrial.delete(event.payload.trial_name);
     },
   });
 
@@ -87,7 +102,9 @@ export async function startEarlyStoppingWorker(
       const batch = [...pending.values()];
       try {
         await statusReader.caughtUp(options.catchUpTimeoutMs);
-        const fresh = batch.filter((d) => !tracker.isFinished(d.trialName));
+        // Only the instance that owns a trial's partition now publishes its stop: during a
+        // rebalance the former owner may still hold a decision the new owner makes again.
+        const fresh = batch.filter((d) => !tracker.isFinished(d.trialName) && ownsTrial(d.trialName));
         if (fresh.length > 0) await producer.publish(TOPICS.trialStatus.name, fresh.map(toStatusEvent));
         for (const decision of batch) {
           if (pending.get(decision.trialName) === decision) pending.delete(decision.trialName);
@@ -142,7 +159,7 @@ export async function startEarlyStoppingWorker(
   });
 
   // The worker commits nothing: each start reads the lookback window again, shared by trial partition.
-  const observations = await readTopic(bus, {
+  observations = await readTopic(bus, {
     topic: TOPICS.observations.name,
     group: options.groupId,
     from: options.lookbackMs > 0 ? { time: clock.now() - options.lookbackMs } : 'beginning',
@@ -152,6 +169,7 @@ export async function startEarlyStoppingWorker(
       if (event.eventType === 'ObservationLogDeleted') return tracker.onDeleted(event.payload.trial_name);
       if (event.eventType !== 'ObservationLogReported') return;
       const { event_id, trial_name, occurred_at, metric_logs } = event.payload;
+      if (!tracker.isFinished(trial_name)) partitionOfTrial.set(trial_name, event.partition);
       enqueue(
         tracker.onReport({
           eventId: event_id,
