@@ -3,6 +3,7 @@
 // and on Ctrl-C (or SIGTERM) stops the services, then the servers it started itself.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { EXPERIMENT_NODE_OPTIONS } from '../services/experiment/node-options.ts';
 import { readExperimentSettings } from '../services/experiment/settings.ts';
 import { readRatelimitSettings } from '../services/ratelimit/settings.ts';
 import { TOPICS } from '../shared/bus/topics.ts';
@@ -18,12 +19,14 @@ const ROOT = join(import.meta.dirname, '..');
 const SERVICES: ReadonlyArray<{
   name: string;
   entry: string;
+  nodeOptions?: readonly string[];
   defaults?: Env;
   listens: (env: Env) => string;
 }> = [
   {
     name: 'experiment',
     entry: 'services/experiment/main.ts',
+    nodeOptions: EXPERIMENT_NODE_OPTIONS,
     listens: (env) => {
       const s = readExperimentSettings(env);
       const web = s.http ? `, web page and HTTP API http://${s.grpcHost}:${s.httpPort}/` : '';
@@ -64,13 +67,15 @@ const declared = spawnSync(process.execPath, [join(ROOT, 'scripts', 'declare-top
 });
 if (declared.status !== 0) process.exit(1);
 
-const children: Array<{ name: string; child: ChildProcess }> = SERVICES.map(({ name, entry, defaults }) => ({
-  name,
-  child: spawn(process.execPath, [join(ROOT, entry)], {
-    env: { ...defaults, ...env, ...process.env },
-    stdio: 'inherit',
+const children: Array<{ name: string; child: ChildProcess }> = SERVICES.map(
+  ({ name, entry, nodeOptions, defaults }) => ({
+    name,
+    child: spawn(process.execPath, [...(nodeOptions ?? []), join(ROOT, entry)], {
+      env: { ...defaults, ...env, ...process.env },
+      stdio: 'inherit',
+    }),
   }),
-}));
+);
 
 say('');
 say('backbone is running:');

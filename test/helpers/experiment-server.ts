@@ -13,6 +13,7 @@ import type { ReportObservationLogReply__Output } from '../../proto/gen/api/v1/b
 import type { ReportObservationLogRequest } from '../../proto/gen/api/v1/beta1/ReportObservationLogRequest.ts';
 import type { HealthClient } from '../../proto/gen/grpc/health/v1/Health.ts';
 import type { HealthCheckResponse__Output } from '../../proto/gen/grpc/health/v1/HealthCheckResponse.ts';
+import { EXPERIMENT_NODE_OPTIONS } from '../../services/experiment/node-options.ts';
 import { partitionOf, TOPICS } from '../../shared/bus/index.ts';
 import { HEALTH_PROTO, loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
 import { openTestBus, testKafkaClient } from './kafka.ts';
@@ -80,7 +81,7 @@ export async function startExperimentServer(
     EXPERIMENT_METRICS_PORT: String(metricsPort),
     EXPERIMENT_HTTP_PORT: String(httpPort),
   };
-  const child = spawn(process.execPath, ['services/experiment/main.ts'], {
+  const child = spawn(process.execPath, [...EXPERIMENT_NODE_OPTIONS, 'services/experiment/main.ts'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
