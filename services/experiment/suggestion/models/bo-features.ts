@@ -62,7 +62,7 @@ export function featuresOf(axes: readonly Axis[]): Features {
       let c = [...start];
       let value = startValue;
       let step = 0.05;
-      for (let iteration = 0; iteration < 30 && step > Number(process.env.HPO_STEP ?? 1e-5); iteration++) {
+      for (let iteration = 0; iteration < 30 && step > 1e-5; iteration++) {
         let improved = false;
         for (let d = 0; d < axes.length; d++) {
           const axis = axes[d]!;
