@@ -13,6 +13,7 @@ import {
   type Producer,
 } from 'kafkajs';
 import type { Logger } from '../../logger.ts';
+import { heartbeatIntervalFor, memberOutcome } from './group-member.ts';
 import type {
   ClientOptions,
   ClientProducer,
@@ -68,12 +69,6 @@ function byTopic(records: readonly OutgoingRecord[]): { topic: string; messages:
   }
   return [...topics].map(([topic, messages]) => ({ topic, messages }));
 }
-
-/** kafkajs session and heartbeat settings for a session timeout (heartbeats at most a third of it). */
-const groupTimeouts = (sessionTimeoutMs: number) => ({
-  sessionTimeout: sessionTimeoutMs,
-  heartbeatInterval: Math.min(3_000, Math.floor(sessionTimeoutMs / 3)),
-});
 
 let timeoutWarningsQuiet = false;
 
@@ -249,19 +244,12 @@ async function startConsumer(
     maxWaitTimeInMs: options.maxWaitMs,
     // New partitions of a topic are seen at the next metadata refresh, which then rebalances.
     metadataMaxAge: options.metadataMaxAgeMs ?? 30_000,
-    ...groupTimeouts(options.sessionTimeoutMs),
+    sessionTimeout: options.sessionTimeoutMs,
+    heartbeatInterval: heartbeatIntervalFor(options.sessionTimeoutMs),
     retry: { retries: 5, restartOnFailure: async () => true },
   });
 
-  let markJoined: () => void = () => {};
-  const joined = new Promise<void>((resolve) => {
-    markJoined = resolve;
-  });
-  let markFailed: (error: unknown) => void = () => {};
-  const failed = new Promise<never>((_, reject) => {
-    markFailed = reject;
-  });
-  failed.catch(() => undefined);
+  const { joined, markJoined, failed, markFailed } = memberOutcome();
 
   // A seek applies at the next fetch: records of a fetch made before it are dropped here.
   const floors = new Map<string, bigint>();

@@ -9,6 +9,7 @@ import {
   type MessageToProduce,
   Producer,
 } from '@platformatic/kafka';
+import { heartbeatIntervalFor, memberOutcome } from './group-member.ts';
 import type {
   BatchContext,
   ClientOptions,
@@ -247,21 +248,13 @@ async function startConsumer(
     groupId: options.groupId,
     sessionTimeout,
     rebalanceTimeout: Math.max(sessionTimeout, 10_000),
-    heartbeatInterval: Math.min(3_000, Math.floor(sessionTimeout / 3)),
+    heartbeatInterval: heartbeatIntervalFor(sessionTimeout),
     maxWaitTime: options.maxWaitMs,
     metadataMaxAge: options.metadataMaxAgeMs ?? 30_000,
     autocommit: false,
   });
 
-  let markJoined: () => void = () => {};
-  const joined = new Promise<void>((resolve) => {
-    markJoined = resolve;
-  });
-  let markFailed: (error: unknown) => void = () => {};
-  const failed = new Promise<never>((_, reject) => {
-    markFailed = reject;
-  });
-  failed.catch(() => undefined);
+  const { joined, markJoined, failed, markFailed } = memberOutcome();
 
   const key = (topic: string, partition: number) => `${topic}:${partition}`;
   const assigned = new Set<string>();
