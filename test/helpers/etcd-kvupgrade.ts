@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readProgressEvents } from '../../services/kvupgrade/adapters/progress-topic.ts';
 import type { UpgradeProgress } from '../../services/kvupgrade/domain/progress.ts';
@@ -87,3 +88,24 @@ export async function progressEvents(infra: InfraEnv, cluster: string): Promise<
 /** The transitions of the events, as `step[member]` strings: the story in short. */
 export const story = (events: readonly UpgradeProgress[]): string[] =>
   events.filter((e) => e.kind === 'transition').map((e) => (e.member ? `${e.step}[${e.member}]` : e.step));
+
+/**
+ * The real etcd 3.5.16 (`--version` as it is), except that the second member it is asked to start
+ * gets a flag 3.5 does not know, so that start fails as a broken binary or configuration would (exit 2).
+ */
+export async function etcdFailingOnSecondMember(dir: string, real: string): Promise<string> {
+  const script = join(dir, 'etcd-3.5-fails-second');
+  const counter = join(dir, 'starts');
+  await writeFile(
+    script,
+    `#!/bin/sh
+case "$*" in *--name=*) ;; *) exec '${real}' "$@" ;; esac
+n=$(( $(cat '${counter}' 2>/dev/null || echo 0) + 1 ))
+echo "$n" > '${counter}'
+if [ "$n" -eq 2 ]; then exec '${real}' "$@" --log-package-levels=etcdserver=DEBUG; fi
+exec '${real}' "$@"
+`,
+  );
+  await chmod(script, 0o755);
+  return script;
+}

@@ -1,8 +1,6 @@
-import { chmod, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createEtcdCluster, type EtcdTestCluster } from '../helpers/etcd-cluster.ts';
-import { progressEvents, runKvupgrade, story } from '../helpers/etcd-kvupgrade.ts';
+import { etcdFailingOnSecondMember, progressEvents, runKvupgrade, story } from '../helpers/etcd-kvupgrade.ts';
 import { putKey, readPrefix } from '../helpers/etcd-writer.ts';
 
 const infra = inject('infra');
@@ -12,23 +10,6 @@ let cluster: EtcdTestCluster;
  * The real etcd 3.5.16, except that the second member it is asked to start gets a flag 3.5 does
  * not know, so that start fails as a broken binary or configuration would (exit 2).
  */
-async function etcdFailingOnSecondMember(dir: string, real: string): Promise<string> {
-  const script = join(dir, 'etcd-3.5-fails-second');
-  const counter = join(dir, 'starts');
-  await writeFile(
-    script,
-    `#!/bin/sh
-case "$*" in *--name=*) ;; *) exec '${real}' "$@" ;; esac
-n=$(( $(cat '${counter}' 2>/dev/null || echo 0) + 1 ))
-echo "$n" > '${counter}'
-if [ "$n" -eq 2 ]; then exec '${real}' "$@" --log-package-levels=etcdserver=DEBUG; fi
-exec '${real}' "$@"
-`,
-  );
-  await chmod(script, 0o755);
-  return script;
-}
-
 beforeAll(async () => {
   cluster = await createEtcdCluster({ infra, basePort: 23610 });
   await cluster.start();

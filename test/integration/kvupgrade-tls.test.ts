@@ -1,32 +1,19 @@
-import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createEtcdCluster, type EtcdTestCluster } from '../helpers/etcd-cluster.ts';
-import { progressEvents, runKvupgrade, spawnKvupgrade, story } from '../helpers/etcd-kvupgrade.ts';
+import {
+  etcdFailingOnSecondMember,
+  progressEvents,
+  runKvupgrade,
+  spawnKvupgrade,
+  story,
+} from '../helpers/etcd-kvupgrade.ts';
 import { CLIENT_EXTENSIONS, makeCertificates, signedCertificate } from '../helpers/etcd-tls.ts';
 import { putKey, readPrefix, startWriter } from '../helpers/etcd-writer.ts';
 
 const infra = inject('infra');
 let cluster: EtcdTestCluster;
 let realTarget: string;
-
-/** etcd 3.5.16 (`--version` as it is), except that the second member it starts gets a flag 3.5 does not know (exit 2). */
-async function etcdFailingOnSecondMember(dir: string, real: string): Promise<string> {
-  const script = join(dir, 'etcd-3.5-fails-second');
-  const counter = join(dir, 'starts');
-  await writeFile(
-    script,
-    `#!/bin/sh
-case "$*" in *--name=*) ;; *) exec '${real}' "$@" ;; esac
-n=$(( $(cat '${counter}' 2>/dev/null || echo 0) + 1 ))
-echo "$n" > '${counter}'
-if [ "$n" -eq 2 ]; then exec '${real}' "$@" --log-package-levels=etcdserver=DEBUG; fi
-exec '${real}' "$@"
-`,
-  );
-  await chmod(script, 0o755);
-  return script;
-}
 
 const versions = async (c: EtcdTestCluster) => Promise.all(c.members.map((m) => c.etcd.version(m.clientUrl)));
 
