@@ -1,7 +1,7 @@
 // The gRPC adapter with a stateful algorithm (enas) on an in-process server and a real client: the
 // controller comes from the store before the call, the next one is saved before SuggestionsIssued
 // is published and the reply sent, and a store that cannot answer fails the call with nothing sent.
-import { credentials, type ServiceError, status } from '@grpc/grpc-js';
+import { type ServiceError, status } from '@grpc/grpc-js';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Experiment__Output } from '../../../../proto/gen/api/v1/beta1/Experiment.ts';
@@ -9,19 +9,12 @@ import type { GetSuggestionsReply__Output } from '../../../../proto/gen/api/v1/b
 import type { SuggestionClient } from '../../../../proto/gen/api/v1/beta1/Suggestion.ts';
 import type { Trial__Output } from '../../../../proto/gen/api/v1/beta1/Trial.ts';
 import { createMemoryControllerStateStore } from '../../../../services/experiment/adapters/memory-controller-state-store.ts';
-import { createSuggestionHandlers } from '../../../../services/experiment/adapters/suggestion-grpc.ts';
 import type { ControllerStateStore } from '../../../../services/experiment/ports.ts';
 import { decodeController } from '../../../../services/experiment/suggestion/nas/state-codec.ts';
 import { ALGORITHMS } from '../../../../services/experiment/suggestion/registry.ts';
 import { suggest } from '../../../../services/experiment/suggestion/suggest.ts';
 import { unavailable } from '../../../../shared/errors.ts';
-import {
-  loadPackageDefinition,
-  lookupService,
-  type RunningGrpcServer,
-  startGrpcServer,
-} from '../../../../shared/grpc.ts';
-import { memoryLogger } from '../../../helpers/memory-logger.ts';
+import { type SuggestionServer, startSuggestionServer } from '../../../helpers/suggestion-server.ts';
 import { categorical, experiment, trial } from './fixtures.ts';
 
 const steps: string[] = [];
@@ -39,7 +32,7 @@ const store: ControllerStateStore = {
     return memory.save(name, saved);
   },
 };
-let server: RunningGrpcServer;
+let suggestionServer: SuggestionServer;
 const registry = new Registry();
 let client: SuggestionClient;
 
@@ -65,39 +58,20 @@ const nas = (name: string): Experiment__Output => {
 };
 
 beforeAll(async () => {
-  const root = loadPackageDefinition(['api/v1beta1/api.proto']);
-  const Suggestion = lookupService(root, 'api.v1.beta1.Suggestion');
-  const { logger } = memoryLogger();
-  server = await startGrpcServer({
-    host: '127.0.0.1',
-    port: 0,
-    logger,
-    services: [
-      {
-        definition: Suggestion.service,
-        implementation: createSuggestionHandlers({
-          logger,
-          clock: { now: () => 1_700_000_000_000 },
-          controllerStates: store,
-          registry,
-          producer: {
-            async publish(topic, events) {
-              steps.push(`publish ${topic} ${events.map((e) => e.key).join(',')}`);
-            },
-          },
-        }),
+  suggestionServer = await startSuggestionServer({
+    controllerStates: store,
+    registry,
+    producer: {
+      async publish(topic, events) {
+        steps.push(`publish ${topic} ${events.map((e) => e.key).join(',')}`);
       },
-    ],
+    },
   });
-  client = new Suggestion(
-    `127.0.0.1:${server.port}`,
-    credentials.createInsecure(),
-  ) as unknown as SuggestionClient;
+  client = suggestionServer.client;
 });
 
 afterAll(async () => {
-  client.close();
-  await server.stop(1_000);
+  await suggestionServer?.stop();
 });
 
 const get = (exp: Experiment__Output, trials: Trial__Output[], count: number) =>

@@ -1,64 +1,38 @@
 // The gRPC adapter on an in-process server with a real client: the reply goes out only after the
 // event is acknowledged, and nothing goes out when publishing fails.
-import { credentials, type ServiceError, status } from '@grpc/grpc-js';
+import { type ServiceError, status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GetSuggestionsReply__Output } from '../../../../proto/gen/api/v1/beta1/GetSuggestionsReply.ts';
 import type { SuggestionClient } from '../../../../proto/gen/api/v1/beta1/Suggestion.ts';
-import { createSuggestionHandlers } from '../../../../services/experiment/adapters/suggestion-grpc.ts';
 import { loadCatalog } from '../../../../shared/avro/catalog.ts';
 import type { OutgoingEvent } from '../../../../shared/bus/events.ts';
 import { unavailable } from '../../../../shared/errors.ts';
-import {
-  loadPackageDefinition,
-  lookupService,
-  type RunningGrpcServer,
-  startGrpcServer,
-} from '../../../../shared/grpc.ts';
-import { memoryLogger } from '../../../helpers/memory-logger.ts';
+import { type SuggestionServer, startSuggestionServer } from '../../../helpers/suggestion-server.ts';
 import { experiment } from './fixtures.ts';
 
 const published: { topic: string; events: readonly OutgoingEvent[] }[] = [];
 let failPublishing = false;
-let server: RunningGrpcServer;
+let suggestionServer: SuggestionServer;
 let client: SuggestionClient;
 const catalog = loadCatalog();
 
 beforeAll(async () => {
-  const root = loadPackageDefinition(['api/v1beta1/api.proto']);
-  const Suggestion = lookupService(root, 'api.v1.beta1.Suggestion');
-  const { logger } = memoryLogger();
-  server = await startGrpcServer({
-    host: '127.0.0.1',
-    port: 0,
-    logger,
-    services: [
-      {
-        definition: Suggestion.service,
-        implementation: createSuggestionHandlers({
-          logger,
-          clock: { now: () => 1_700_000_000_000 },
-          producer: {
-            async publish(topic, events) {
-              if (failPublishing)
-                throw unavailable('kafka: publishing to experiment.suggestions failed: broker down');
-              // The payload must fit the schema, as the real producer checks.
-              for (const e of events) catalog.encode(e.eventType, e.payload);
-              published.push({ topic, events });
-            },
-          },
-        }),
+  suggestionServer = await startSuggestionServer({
+    producer: {
+      async publish(topic, events) {
+        if (failPublishing)
+          throw unavailable('kafka: publishing to experiment.suggestions failed: broker down');
+        // The payload must fit the schema, as the real producer checks.
+        for (const e of events) catalog.encode(e.eventType, e.payload);
+        published.push({ topic, events });
       },
-    ],
+    },
   });
-  client = new Suggestion(
-    `127.0.0.1:${server.port}`,
-    credentials.createInsecure(),
-  ) as unknown as SuggestionClient;
+  client = suggestionServer.client;
 });
 
 afterAll(async () => {
-  client.close();
-  await server.stop(1_000);
+  await suggestionServer?.stop();
 });
 
 const get = (count: number) =>

@@ -1,0 +1,52 @@
+// The Suggestion handlers on a real gRPC server in this process, with a generated client: for unit
+// tests of the adapter with fake ports (producer, controller store).
+import { credentials } from '@grpc/grpc-js';
+import type { SuggestionClient } from '../../proto/gen/api/v1/beta1/Suggestion.ts';
+import {
+  createSuggestionHandlers,
+  type SuggestionDeps,
+} from '../../services/experiment/adapters/suggestion-grpc.ts';
+import { loadPackageDefinition, lookupService, startGrpcServer } from '../../shared/grpc.ts';
+import { memoryLogger } from './memory-logger.ts';
+
+export interface SuggestionServer {
+  readonly client: SuggestionClient;
+  stop(): Promise<void>;
+}
+
+/** Logger and clock default to a memory logger and a fixed instant (1,700,000,000,000 ms). */
+export async function startSuggestionServer(
+  deps: Omit<SuggestionDeps, 'logger' | 'clock'> & Partial<Pick<SuggestionDeps, 'logger' | 'clock'>>,
+): Promise<SuggestionServer> {
+  const Suggestion = lookupService(
+    loadPackageDefinition(['api/v1beta1/api.proto']),
+    'api.v1.beta1.Suggestion',
+  );
+  const logger = deps.logger ?? memoryLogger().logger;
+  const server = await startGrpcServer({
+    host: '127.0.0.1',
+    port: 0,
+    logger,
+    services: [
+      {
+        definition: Suggestion.service,
+        implementation: createSuggestionHandlers({
+          clock: { now: () => 1_700_000_000_000 },
+          ...deps,
+          logger,
+        }),
+      },
+    ],
+  });
+  const client = new Suggestion(
+    `127.0.0.1:${server.port}`,
+    credentials.createInsecure(),
+  ) as unknown as SuggestionClient;
+  return {
+    client,
+    async stop() {
+      client.close();
+      await server.stop(1_000);
+    },
+  };
+}
