@@ -77,13 +77,19 @@ export interface RedisServer extends Child {
 /** A redis-server without persistence; `config` lines are extra `--name value` arguments. */
 export async function startRedis(config: readonly string[] = [], port?: number): Promise<RedisServer> {
   const at = port ?? (await freePort());
+  // A replica writes the master's snapshot to its working folder even with `--save ''`: keep it out of the checkout.
+  const dir = await mkdtemp(join(tmpdir(), 'rl-redis-'));
   const child = await spawnServer(
     'redis-server',
     'redis-server',
-    ['--port', String(at), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...config],
+    ['--port', String(at), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...config],
     at,
   );
-  return { ...child, cli: (...args) => redisCli(at, args) };
+  const stop = async (): Promise<void> => {
+    await child.stop();
+    await rm(dir, { recursive: true, force: true });
+  };
+  return { ...child, stop, cli: (...args) => redisCli(at, args) };
 }
 
 export interface SentinelSet {

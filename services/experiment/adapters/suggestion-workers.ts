@@ -2,7 +2,8 @@
 // model to every trial (bayesianoptimization: tens of milliseconds at 100 trials) run there, one
 // call per thread at a time, so the server's event loop keeps answering other calls meanwhile.
 // Each thread runs the same pure function as the inline path; a request and its reply are
-// copied across (structured clone, ~0.1 ms at 100 trials).
+// copied across (structured clone, ~0.1 ms at 100 trials). A thread is a second V8 heap (~27 MiB
+// RSS): threads start on the first call that needs one and stop after `idleMs` without work.
 import { Worker } from 'node:worker_threads';
 import type { GetSuggestionsRequest__Output } from '../../../proto/gen/api/v1/beta1/GetSuggestionsRequest.ts';
 import { AppError, type ErrorCode, internal, unavailable } from '../../../shared/errors.ts';
@@ -26,8 +27,13 @@ export const MODEL_FIT_ALGORITHMS: ReadonlySet<string> = new Set(['bayesianoptim
 
 export interface SuggestionWorkers {
   run(request: GetSuggestionsRequest__Output): Promise<SuggestResult>;
+  /** Threads running now (started on demand, stopped when idle). */
+  threads(): number;
   close(): Promise<void>;
 }
+
+/** How long a thread without work lives before it is stopped. */
+export const DEFAULT_IDLE_MS = 60_000;
 
 interface Job {
   readonly id: number;
@@ -41,28 +47,49 @@ interface Job {
 interface Slot {
   worker: Worker;
   job: Job | undefined;
+  idleTimer: NodeJS.Timeout | undefined;
 }
 
 const ENTRY = new URL('./suggestion-worker.ts', import.meta.url);
 
-export function createSuggestionWorkers(options: { size: number; logger: Logger }): SuggestionWorkers {
+export function createSuggestionWorkers(options: {
+  size: number;
+  logger: Logger;
+  idleMs?: number;
+}): SuggestionWorkers {
   const logger = options.logger.child({ component: 'suggestion-workers' });
+  const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
   const queue: Job[] = [];
   const slots: Slot[] = [];
   let nextId = 1;
   let closed = false;
 
+  const retire = (slot: Slot): void => {
+    slots.splice(slots.indexOf(slot), 1);
+    void slot.worker.terminate();
+  };
+
   const dispatch = (): void => {
+    while (queue.length > slots.filter((slot) => !slot.job).length && slots.length < options.size) {
+      slots.push(spawn());
+    }
     for (const slot of slots) {
       if (slot.job || queue.length === 0) continue;
       const job = queue.shift()!;
+      clearTimeout(slot.idleTimer);
+      slot.idleTimer = undefined;
       slot.job = job;
       slot.worker.postMessage({ id: job.id, request: job.request } satisfies WorkerRequest);
+    }
+    for (const slot of slots) {
+      if (slot.job || slot.idleTimer) continue;
+      // unref: an idle pool never keeps the process alive.
+      slot.idleTimer = setTimeout(() => retire(slot), idleMs).unref();
     }
   };
 
   const spawn = (): Slot => {
-    const slot: Slot = { worker: new Worker(ENTRY), job: undefined };
+    const slot: Slot = { worker: new Worker(ENTRY), job: undefined, idleTimer: undefined };
     slot.worker.on('message', (reply: WorkerReply) => {
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
@@ -74,18 +101,17 @@ export function createSuggestionWorkers(options: { size: number; logger: Logger 
     });
     slot.worker.on('error', (error) => logger.error({ err: error }, 'suggestion worker failed'));
     slot.worker.on('exit', (code) => {
+      clearTimeout(slot.idleTimer);
       const job = slot.job;
       slot.job = undefined;
-      if (closed) return;
+      if (closed || !slots.includes(slot)) return;
       job?.reject(internal(`suggestion worker exited (code ${code}) while computing the reply`));
-      logger.warn({ code }, 'suggestion worker exited; replaced');
-      slots[slots.indexOf(slot)] = spawn();
+      logger.warn({ code }, 'suggestion worker exited; replaced when next needed');
+      slots.splice(slots.indexOf(slot), 1);
       dispatch();
     });
     return slot;
   };
-
-  for (let i = 0; i < options.size; i++) slots.push(spawn());
 
   return {
     run: (request) => {
@@ -104,12 +130,14 @@ export function createSuggestionWorkers(options: { size: number; logger: Logger 
       dispatch();
       return answer;
     },
+    threads: () => slots.length,
     /** Calls not started are refused (UNAVAILABLE); the running ones finish first. */
     async close() {
       closed = true;
       for (const job of queue.splice(0)) job.reject(unavailable('the suggestion service is stopping'));
       await Promise.all(slots.map((slot) => slot.job?.settled));
-      await Promise.all(slots.map((slot) => slot.worker.terminate()));
+      for (const slot of slots) clearTimeout(slot.idleTimer);
+      await Promise.all(slots.splice(0).map((slot) => slot.worker.terminate()));
     },
   };
 }

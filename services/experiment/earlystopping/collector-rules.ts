@@ -9,10 +9,11 @@
 import { parseFinite } from '../suggestion/numbers.ts';
 import type { Comparison, ObjectiveType, StoppingRule } from './medianstop.ts';
 
-/** One numeric value of a metric, in report order, with when its report was acknowledged. */
-export interface Sample {
-  readonly atMs: number;
-  readonly value: number;
+/** The numeric values of one metric, in report order, with when each one's report was acknowledged. */
+export interface Series {
+  readonly length: number;
+  value(index: number): number;
+  atMs(index: number): number;
 }
 
 export interface IssuedRules {
@@ -42,14 +43,14 @@ interface Compared {
 }
 
 /** What a rule compares at its step, or undefined before the step is reached. */
-function compared(rule: StoppingRule, set: IssuedRules, samples: readonly Sample[]): Compared | undefined {
+function compared(rule: StoppingRule, set: IssuedRules, samples: Series): Compared | undefined {
   const step = Math.max(rule.startStep, 1);
   if (samples.length < step) return undefined;
-  const atMs = samples[step - 1]!.atMs;
-  if (rule.name !== set.objectiveMetric) return { value: samples[step - 1]!.value, atMs };
-  let best = samples[0]!.value;
+  const atMs = samples.atMs(step - 1);
+  if (rule.name !== set.objectiveMetric) return { value: samples.value(step - 1), atMs };
+  let best = samples.value(0);
   for (let i = 1; i < step; i++) {
-    const value = samples[i]!.value;
+    const value = samples.value(i);
     best = set.objectiveType === 'MAXIMIZE' ? Math.max(best, value) : Math.min(best, value);
   }
   return { value: best, atMs };
@@ -62,7 +63,7 @@ function compared(rule: StoppingRule, set: IssuedRules, samples: readonly Sample
  * @param ruleSets the experiment's sets, oldest first
  */
 export function judge(
-  samplesOf: (metric: string) => readonly Sample[],
+  samplesOf: (metric: string) => Series,
   ruleSets: readonly IssuedRules[],
 ): Verdict | undefined {
   for (const [index, set] of ruleSets.entries()) {

@@ -4,7 +4,8 @@
 // decisions it returns.
 
 import { parseFinite } from '../suggestion/numbers.ts';
-import { type IssuedRules, judge, type Sample, type Verdict } from './collector-rules.ts';
+import { type IssuedRules, judge, type Verdict } from './collector-rules.ts';
+import { EMPTY_SERIES, SeriesBuffer } from './series-buffer.ts';
 
 export interface StopDecision {
   readonly trialName: string;
@@ -30,7 +31,7 @@ export interface RulesIssued extends IssuedRules {
 const FINISHED = new Set(['SUCCEEDED', 'FAILED', 'KILLED', 'EARLYSTOPPED', 'METRICSUNAVAILABLE']);
 
 interface TrialState {
-  readonly samples: Map<string, Sample[]>;
+  readonly samples: Map<string, SeriesBuffer>;
   readonly appliedEvents: Set<string>;
 }
 
@@ -72,7 +73,7 @@ export function createTracker(options: { readonly maxSamplesPerMetric: number })
     const experimentName = experimentOf(trialName);
     if (experimentName === undefined) return undefined;
     const verdict = judge(
-      (metric) => state.samples.get(metric) ?? [],
+      (metric) => state.samples.get(metric) ?? EMPTY_SERIES,
       rulesByExperiment.get(experimentName) ?? [],
     );
     return verdict && { trialName, experimentName, verdict };
@@ -98,10 +99,10 @@ export function createTracker(options: { readonly maxSamplesPerMetric: number })
         if (value === undefined) continue;
         let samples = state.samples.get(log.metricName);
         if (samples === undefined) {
-          samples = [];
+          samples = new SeriesBuffer(options.maxSamplesPerMetric);
           state.samples.set(log.metricName, samples);
         }
-        if (samples.length < options.maxSamplesPerMetric) samples.push({ atMs: report.atMs, value });
+        samples.push(value, report.atMs);
       }
       const decision = decide(report.trialName);
       return decision ? [decision] : [];

@@ -150,3 +150,27 @@ describe('suggestion worker threads', () => {
     await expect(pool.run(boRequest(10))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
   });
 });
+
+describe('suggestion worker threads on demand', () => {
+  it('start no thread until a call needs one, and stop it after the idle time', async () => {
+    const { logger } = memoryLogger();
+    const pool = createSuggestionWorkers({ size: 2, logger, idleMs: 200 });
+    try {
+      expect(pool.threads()).toBe(0);
+      const first = await pool.run(boRequest(12));
+      expect(first.reply.parameter_assignments).toHaveLength(1);
+      expect(pool.threads()).toBe(1);
+      // Two calls at once use both threads.
+      await Promise.all([pool.run(boRequest(13)), pool.run(boRequest(14))]);
+      expect(pool.threads()).toBe(2);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(pool.threads()).toBe(0);
+      // A call after the threads stopped starts one again.
+      expect((await pool.run(boRequest(15))).reply.parameter_assignments).toHaveLength(1);
+      expect(pool.threads()).toBe(1);
+    } finally {
+      await pool.close();
+    }
+    expect(pool.threads()).toBe(0);
+  });
+});
