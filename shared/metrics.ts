@@ -1,8 +1,9 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { unavailable } from './errors.ts';
 import type { Logger } from './logger.ts';
+import { createServer } from './node-http.ts';
 
 /** A registry per service, with process metrics and a `service` label on every series. */
 export function createMetricsRegistry(service: string): Registry {

@@ -82,7 +82,19 @@ export async function startRedis(config: readonly string[] = [], port?: number):
   const child = await spawnServer(
     'redis-server',
     'redis-server',
-    ['--port', String(at), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...config],
+    [
+      '--port',
+      String(at),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      ...config,
+    ],
     at,
   );
   const stop = async (): Promise<void> => {

@@ -2,12 +2,13 @@
 // the gRPC handlers (shared/grpc-http.ts), read endpoints over the read model and the observation
 // store (JSON, or CSV with ?format=csv), live streams (SSE), and the web page with its assets.
 import { readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AppError, invalidArgument, notFound, toAppError, unavailable } from '../../../shared/errors.ts';
 import { errorAnswer, type GrpcJsonGateway } from '../../../shared/grpc-http.ts';
 import type { Logger } from '../../../shared/logger.ts';
+import { createServer } from '../../../shared/node-http.ts';
 import { toQuery } from '../domain/observations.ts';
 import { toCsv } from '../domain/read-model.ts';
 import type { ObservationStore } from '../ports.ts';

@@ -1,8 +1,9 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { connect as netConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { AppError, unavailable } from '../../../shared/errors.ts';
+import { Agent as HttpAgent, request as httpRequest } from '../../../shared/node-http.ts';
 import type { ClusterMember, EtcdClient, MemberStatus } from '../ports.ts';
 import { parseJsonLossless, uint64Text } from './lossless-json.ts';
 import type { TlsMaterial } from './tls.ts';

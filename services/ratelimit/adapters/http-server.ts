@@ -1,9 +1,10 @@
 // The HTTP listener (PORT, default 8080): POST /json decides (200 OK, 429 OVER_LIMIT, protojson
 // body; any failure 400 `Bad Request`), /healthcheck answers 200 `OK` or 500, the rest 404.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { causedByService, toAppError, unavailable } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
+import { createServer } from '../../../shared/node-http.ts';
 import type { RateLimitService } from '../service.ts';
 import type { HealthState } from './health.ts';
 import { parseJsonRequest, toJsonResponse } from './json-codec.ts';
