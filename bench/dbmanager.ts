@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { build } from '../scripts/build.ts';
 import { createBus, createEventProducer, TOPICS } from '../shared/bus/index.ts';
 import { kafkaSettings } from '../shared/bus/kafka.ts';
 import { silentLogger } from '../shared/logger.ts';
@@ -180,6 +181,8 @@ const line = (label: string, values: number[]) =>
 const goal = (label: string, value: string, met: boolean, target: string, katib: string) =>
   `  ${label.padEnd(44)} ${value.padStart(14)}   goal ${target.padEnd(16)} ${met ? 'met   ' : 'MISSED'}   Katib ${katib}`;
 
+// The server runs from the build, as `npm start` runs it.
+build();
 const dir = await mkdtemp(join(tmpdir(), 'bench-dbmanager-'));
 try {
   print(
@@ -192,12 +195,15 @@ try {
       // A new group: the server helper starts it at the topic's end, so no history is replayed.
       PERSISTENCE_GROUP: `bench-dbmanager-${run}-${store}`,
       OBSERVATION_STORE: store,
+      // The bench's own earlier runs are not this server's history: without this, the early-stopping
+      // worker replays their last minute (the test helper's lookback) and idle memory measures that.
+      EARLY_STOPPING_LOOKBACK_MS: '1',
       ...(settings.serverNodeOptions === '' ? {} : { NODE_OPTIONS: settings.serverNodeOptions }),
       ...(store === 'sqlite'
         ? { SQLITE_FILE: join(dir, 'observations.db') }
         : { POSTGRES_URL: settings.postgresUrl, POSTGRES_SCHEMA: `bench_${run}` }),
     };
-    let server = await startExperimentServer(serverSettings);
+    let server = await startExperimentServer(serverSettings, { built: true });
     let db = createDbManagerClient(server.address);
     try {
       await settle(2_000);
@@ -228,6 +234,7 @@ try {
         server = await startExperimentServer(serverSettings, {
           replayHistory: true,
           readyTimeoutMs: 120_000,
+          built: true,
         });
         db = createDbManagerClient(server.address);
         // Reads answer once the worker caught up to what was acknowledged before them.

@@ -1,6 +1,7 @@
 // `npm start`: the whole product on one machine. Brings up the infrastructure (scripts/infra.sh),
-// declares every topic, starts each service as its own process, prints where everything listens,
-// and on Ctrl-C (or SIGTERM) stops the services, then the servers it started itself.
+// builds the services (dist/, scripts/build.ts), declares every topic, starts each service from the
+// build as its own process, prints where everything listens, and on Ctrl-C (or SIGTERM) stops the
+// services, then the servers it started itself.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { EXPERIMENT_NODE_OPTIONS } from '../services/experiment/node-options.ts';
@@ -8,6 +9,7 @@ import { readExperimentSettings } from '../services/experiment/settings.ts';
 import { readRatelimitSettings } from '../services/ratelimit/settings.ts';
 import { TOPICS } from '../shared/bus/topics.ts';
 import type { Env } from '../shared/settings.ts';
+import { build, DIST } from './build.ts';
 import { startInfra } from './infra-client.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -25,7 +27,7 @@ const SERVICES: ReadonlyArray<{
 }> = [
   {
     name: 'experiment',
-    entry: 'services/experiment/main.ts',
+    entry: 'services/experiment/main.js',
     nodeOptions: EXPERIMENT_NODE_OPTIONS,
     listens: (env) => {
       const s = readExperimentSettings(env);
@@ -35,7 +37,7 @@ const SERVICES: ReadonlyArray<{
   },
   {
     name: 'ratelimit',
-    entry: 'services/ratelimit/main.ts',
+    entry: 'services/ratelimit/main.js',
     defaults: {
       REDIS_SOCKET_TYPE: 'tcp',
       RUNTIME_ROOT: join(ROOT, 'services', 'ratelimit', 'example', 'current'),
@@ -59,6 +61,13 @@ try {
   process.exit(1);
 }
 const env: Record<string, string> = { ...infra.env };
+try {
+  build();
+} catch (error) {
+  infra.stopStarted();
+  process.stderr.write(`start: ${(error as Error).message}\n`);
+  process.exit(1);
+}
 
 const topics = Object.values(TOPICS);
 const declared = spawnSync(process.execPath, [join(ROOT, 'scripts', 'declare-topics.ts')], {
@@ -70,7 +79,7 @@ if (declared.status !== 0) process.exit(1);
 const children: Array<{ name: string; child: ChildProcess }> = SERVICES.map(
   ({ name, entry, nodeOptions, defaults }) => ({
     name,
-    child: spawn(process.execPath, [...(nodeOptions ?? []), join(ROOT, entry)], {
+    child: spawn(process.execPath, [...(nodeOptions ?? []), join(DIST, entry)], {
       env: { ...defaults, ...env, ...process.env },
       stdio: 'inherit',
     }),

@@ -50,12 +50,13 @@ export interface ExperimentServer {
 }
 
 /**
- * Starts `services/experiment/main.ts` with the given settings (on top of PATH and LOG_LEVEL=warn),
+ * Starts `services/experiment/main.ts` (or its build) with the given settings (on top of PATH and LOG_LEVEL=warn),
  * on 127.0.0.1 and free ports, and resolves once its health service answers SERVING for ''.
  */
 export async function startExperimentServer(
   settings: Record<string, string>,
-  options: { readyTimeoutMs?: number; replayHistory?: boolean } = {},
+  /** built: run dist/ (`npm run build`, what `npm start` runs) instead of the TypeScript sources. */
+  options: { readyTimeoutMs?: number; replayHistory?: boolean; built?: boolean } = {},
 ): Promise<ExperimentServer> {
   // The shared topic holds every earlier test's events: a new persistence group starts at its end
   // (as a new deployment would), unless the test needs what was published before.
@@ -81,7 +82,8 @@ export async function startExperimentServer(
     EXPERIMENT_METRICS_PORT: String(metricsPort),
     EXPERIMENT_HTTP_PORT: String(httpPort),
   };
-  const child = spawn(process.execPath, [...EXPERIMENT_NODE_OPTIONS, 'services/experiment/main.ts'], {
+  const entry = options.built ? 'dist/services/experiment/main.js' : 'services/experiment/main.ts';
+  const child = spawn(process.execPath, [...EXPERIMENT_NODE_OPTIONS, entry], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

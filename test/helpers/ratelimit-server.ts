@@ -43,7 +43,8 @@ export const descriptors = (...lists: Array<Record<string, string> | Array<[stri
 
 export async function startRatelimitServer(
   settings: Record<string, string>,
-  options: { readyTimeoutMs?: number; waitForHealthy?: boolean } = {},
+  /** built: run dist/ (`npm run build`, what `npm start` runs) instead of the TypeScript sources. */
+  options: { readyTimeoutMs?: number; waitForHealthy?: boolean; built?: boolean } = {},
 ): Promise<RatelimitServer> {
   const [httpPort, grpcPort, debugPort] = [await freePort(), await freePort(), await freePort()];
   const env: Record<string, string> = {
@@ -65,7 +66,8 @@ export async function startRatelimitServer(
     CONFIG_KAFKA_PUBLISH: 'false',
     ...settings,
   };
-  const child: ChildProcess = spawn(process.execPath, ['services/ratelimit/main.ts'], {
+  const entry = options.built ? 'dist/services/ratelimit/main.js' : 'services/ratelimit/main.ts';
+  const child: ChildProcess = spawn(process.execPath, [entry], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import type { GetSuggestionsRequest__Output } from '../../../proto/gen/api/v1/beta1/GetSuggestionsRequest.ts';
 import { AppError, type ErrorCode, internal, unavailable } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
+import { moduleFile } from '../../../shared/module-file.ts';
 import type { SuggestResult } from '../suggestion/suggest.ts';
 
 export interface WorkerRequest {
@@ -50,7 +51,7 @@ interface Slot {
   idleTimer: NodeJS.Timeout | undefined;
 }
 
-const ENTRY = new URL('./suggestion-worker.ts', import.meta.url);
+const ENTRY = moduleFile(import.meta.url, './suggestion-worker');
 
 export function createSuggestionWorkers(options: {
   size: number;

@@ -7,10 +7,11 @@ import { spawn } from 'node:child_process';
 import cluster, { type Worker } from 'node:cluster';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
+import { moduleFile } from '../../../shared/module-file.ts';
 import { createDebugHandler } from '../adapters/debug-server.ts';
 import { startHttpServer } from '../adapters/http-server.ts';
 import { createConfigRuntime } from '../config-runtime.ts';
@@ -19,19 +20,21 @@ import type { RatelimitSettings } from '../settings.ts';
 import { type FoundConfig, startConfigSource } from './config-source.ts';
 import { isWorkerMessage, type PrimaryMessage } from './messages.ts';
 
-const WORKER_ENTRY = fileURLToPath(new URL('../worker-main.ts', import.meta.url));
+const WORKER_ENTRY = moduleFile(import.meta.url, '../worker-main');
 const PRIME_TIMEOUT_MS = 30_000;
 
 /**
  * Loads the workers' modules once in a throwaway process with node's compile cache on, so that each
  * worker finds them compiled (TypeScript already stripped) and never loads the stripper: ~17 MB less
  * per worker. The environment for the workers (NODE_COMPILE_CACHE); {} when priming failed (the
- * workers then strip types themselves, which only costs that memory).
+ * workers then strip types themselves, which only costs that memory). Not needed when running the
+ * build (dist/, JavaScript): nothing to strip.
  */
 async function primeCompileCache(
   execArgv: readonly string[],
   logger: Logger,
 ): Promise<Record<string, string>> {
+  if (WORKER_ENTRY.endsWith('.js')) return {};
   const directory = process.env.NODE_COMPILE_CACHE ?? join(tmpdir(), 'ratelimit-compile-cache');
   const env = { ...process.env, NODE_COMPILE_CACHE: directory };
   const code = `await import(${JSON.stringify(pathToFileURL(WORKER_ENTRY).href)});`;

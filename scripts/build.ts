@@ -1,0 +1,49 @@
+// `npm run build`: the services as JavaScript in dist/ (what `npm start` runs). Running the
+// TypeScript sources directly makes Node load its type stripper (a WebAssembly module) in every
+// process: ~27 MiB RSS per experiment service. tsc emits the JavaScript (imports rewritten to
+// .js); the files the services read at run time (.proto, .avsc, the web page) are copied beside it.
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..');
+export const DIST = join(ROOT, 'dist');
+
+/** Builds dist/ from the sources; throws with tsc's output when they do not compile. */
+export function build(): void {
+  rmSync(DIST, { recursive: true, force: true });
+  const tsc = spawnSync(
+    join(ROOT, 'node_modules', '.bin', 'tsc'),
+    ['-p', join(ROOT, 'tsconfig.build.json')],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+    },
+  );
+  if (tsc.error) throw new Error(`build: cannot run tsc: ${tsc.error.message}`);
+  if (tsc.status !== 0)
+    throw new Error(`build: tsc failed (exit ${tsc.status}):\n${tsc.stdout}${tsc.stderr}`);
+  const assets: ReadonlyArray<[string, (file: string) => boolean]> = [
+    ['proto', (file) => !file.includes(`${join('proto', 'gen')}`) && !file.endsWith('.ts')],
+    ['schemas', (file) => !file.endsWith('.ts')],
+    [join('services', 'experiment', 'web'), () => true],
+  ];
+  for (const [folder, wanted] of assets) {
+    const from = join(ROOT, folder);
+    if (!existsSync(from)) continue;
+    cpSync(from, join(DIST, folder), {
+      recursive: true,
+      filter: (source) => source === from || wanted(source),
+    });
+  }
+}
+
+if (import.meta.main) {
+  try {
+    build();
+    process.stdout.write(`build: ${DIST}\n`);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(1);
+  }
+}
