@@ -8,4 +8,7 @@
  * (-9%), and 152-158 MiB instead of 217-233 MiB after the load. Memory is the cost that matters
  * here. The flags cannot be set from inside the process once the heap exists.
  */
-export const EXPERIMENT_NODE_OPTIONS: readonly string[] = ['--max-semi-space-size=4', '--heap-growing-percent=10'];
+export const EXPERIMENT_NODE_OPTIONS: readonly string[] = [
+  '--max-semi-space-size=4',
+  '--heap-growing-percent=10',
+];
