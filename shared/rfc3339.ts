@@ -78,7 +78,12 @@ export function normalizeRfc3339(text: string): { ok: true; value: string } | { 
 
 /** Katib's reply form of a normalized time: `2016-12-31T20:02:05.1234Z`, `2019-02-02T19:05:06Z`. */
 export function toKatibTime(normalized: string): string {
-  const [seconds, fraction = ''] = normalized.slice(0, -1).split('.');
-  const trimmed = fraction.replace(/0+$/, '');
-  return trimmed === '' ? `${seconds}Z` : `${seconds}.${trimmed}Z`;
+  // Called once per log of every read (10,000 at a time): no split, no regular expression.
+  const zone = normalized.length - 1;
+  const dot = normalized.lastIndexOf('.', zone);
+  if (dot < 0) return normalized;
+  let end = zone;
+  while (end > dot + 1 && normalized.charCodeAt(end - 1) === 48 /* 0 */) end--;
+  if (end === dot + 1) end = dot;
+  return end === zone ? normalized : `${normalized.slice(0, end)}Z`;
 }

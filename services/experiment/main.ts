@@ -18,6 +18,7 @@ import { createDbManagerHandlers } from './adapters/dbmanager-grpc.ts';
 import { startEarlyStoppingWorker } from './adapters/early-stopping-worker.ts';
 import { createEarlyStoppingHandlers, createRemoteCurves } from './adapters/earlystopping-grpc.ts';
 import { openKafkaControllerStateStore } from './adapters/kafka-controller-state-store.ts';
+import { withObservationLogEncoder } from './adapters/observation-log-encoding.ts';
 import { startPersistenceWorker } from './adapters/persistence-worker.ts';
 import { openPostgresObservationStore } from './adapters/postgres-observation-store.ts';
 import { createReadBarrier } from './adapters/read-barrier.ts';
@@ -108,7 +109,7 @@ try {
       timeoutMs: settings.readBarrierTimeoutMs,
     });
     hosted.push({
-      definition: lookupService(root, 'api.v1.beta1.DBManager').service,
+      definition: withObservationLogEncoder(lookupService(root, 'api.v1.beta1.DBManager').service),
       implementation: createDbManagerHandlers({ producer, store, barrier, clock: systemClock, logger }),
     });
     healthNames.push('api.v1.beta1.DBManager');
