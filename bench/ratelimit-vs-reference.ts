@@ -283,7 +283,7 @@ async function main(): Promise<void> {
       'ours',
       process.execPath,
       [
-        ...(settings.cpuProfDir === '' ? [] : [`--cpu-prof-dir=${settings.cpuProfDir}`]),
+        ...(settings.cpuProfDir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`]),
         // What `npm start` runs: the build.
         'dist/services/ratelimit/main.js',
       ],
