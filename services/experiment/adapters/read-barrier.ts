@@ -31,30 +31,32 @@ export function createReadBarrier(options: {
   return {
     async waitFor(key) {
       const started = Date.now();
-      let partition: number;
-      let target: bigint;
-      try {
-        // Every partition's watermarks, so the key maps over the topic's current partition count
-        // exactly as the producer maps it.
-        const watermarks = await bus.watermarks(topic);
-        partition = partitionOf(key, watermarks.length);
-        const watermark = watermarks.find((w) => w.partition === partition);
-        // Nothing readable on the partition: no write can be missing.
-        if (!watermark || watermark.high <= watermark.low) return;
-        target = watermark.high;
-      } catch (error) {
-        throw unreachable(`${topic} offsets from Kafka`, error);
-      }
-      let committed = -1n;
-      for (;;) {
-        try {
-          committed = (await bus.committedOffsets(groupId, topic)).get(partition) ?? -1n;
-        } catch (error) {
+      const committedOffsets = () =>
+        bus.committedOffsets(groupId, topic).catch((error: unknown) => {
           throw unreachable(`offsets of group ${groupId}`, error);
-        }
+        });
+      // The group's offsets are asked for together with the watermarks, not after them: one wait for
+      // Kafka instead of two. Offsets read before the watermark can only be lower, so a read that
+      // passes on them would also pass on offsets read after it.
+      const [watermarks, committedNow] = await Promise.all([
+        bus.watermarks(topic).catch((error: unknown) => {
+          throw unreachable(`${topic} offsets from Kafka`, error);
+        }),
+        committedOffsets(),
+      ]);
+      // Every partition's watermarks, so the key maps over the topic's current partition count
+      // exactly as the producer maps it.
+      const partition = partitionOf(key, watermarks.length);
+      const watermark = watermarks.find((w) => w.partition === partition);
+      // Nothing readable on the partition: no write can be missing.
+      if (!watermark || watermark.high <= watermark.low) return;
+      const target = watermark.high;
+      let committed = committedNow.get(partition) ?? -1n;
+      for (;;) {
         if (committed >= target) return;
         if (Date.now() - started >= timeoutMs) break;
         await sleep(pollMs);
+        committed = (await committedOffsets()).get(partition) ?? -1n;
       }
       throw unavailable(
         `the persistence worker (group ${groupId}) has applied ${topic} partition ${partition} up to offset ` +
