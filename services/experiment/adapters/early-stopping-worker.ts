@@ -73,9 +73,14 @@ export async function startEarlyStoppingWorker(
     return partition !== undefined && observations?.owns(partition) === true;
   };
 
+  // Reads start where the observations reader does: a trial's final status comes after its
+  // reports, so a trial with reports in the window has its status there too, and what finished
+  // before the window is not kept forever.
+  const windowStart =
+    options.lookbackMs > 0 ? { time: clock.now() - options.lookbackMs } : ('beginning' as const);
   const statusReader = await readTopic(bus, {
     topic: TOPICS.trialStatus.name,
-    from: 'beginning',
+    from: windowStart,
     until: 'follow',
     sessionTimeoutMs: options.sessionTimeoutMs,
     onEvent: (event) => {
@@ -162,7 +167,7 @@ export async function startEarlyStoppingWorker(
   observations = await readTopic(bus, {
     topic: TOPICS.observations.name,
     group: options.groupId,
-    from: options.lookbackMs > 0 ? { time: clock.now() - options.lookbackMs } : 'beginning',
+    from: windowStart,
     until: 'follow',
     sessionTimeoutMs: options.sessionTimeoutMs,
     onEvent: (event) => {
