@@ -122,6 +122,7 @@ try {
       clock: systemClock,
       logger,
       catchUpTimeoutMs: settings.readBarrierTimeoutMs,
+      cacheBytes: settings.nasStateCacheMb * 1024 * 1024,
     });
     lifecycle.onStop('controller state store', () => controllerStates.close());
     const workers =

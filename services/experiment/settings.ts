@@ -54,6 +54,8 @@ export const experimentSettingsSpec = {
   readBarrierTimeoutMs: int('READ_BARRIER_TIMEOUT_MS', 5_000, { min: 1, max: 600_000 }),
   /** Worker threads that compute the model-fitting algorithms' suggestions (0: on the event loop). */
   suggestionWorkerThreads: int('SUGGESTION_WORKER_THREADS', 1, { min: 0, max: 64 }),
+  /** MiB of enas/darts controller states kept in memory; others are read back from their topic. */
+  nasStateCacheMb: int('NAS_STATE_CACHE_MB', 64, { min: 1, max: 65_536 }),
   shutdownDeadlineMs: int('SHUTDOWN_DEADLINE_MS', 15_000, { min: 100, max: 600_000 }),
 };
 

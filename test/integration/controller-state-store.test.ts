@@ -27,7 +27,7 @@ let producer: EventProducer;
 const opened: KafkaControllerStateStore[] = [];
 const log = memoryLogger<LogLine>('warn');
 
-const openKafka = async (): Promise<KafkaControllerStateStore> => {
+const openKafka = async (cacheBytes?: number): Promise<KafkaControllerStateStore> => {
   const store = await openKafkaControllerStateStore({
     bus,
     producer,
@@ -35,6 +35,7 @@ const openKafka = async (): Promise<KafkaControllerStateStore> => {
     logger: log.logger,
     catchUpTimeoutMs: 10_000,
     topic: TOPIC.name,
+    ...(cacheBytes === undefined ? {} : { cacheBytes }),
   });
   opened.push(store);
   return store;
@@ -91,6 +92,27 @@ describe('kafka store: the largest state enas keeps', () => {
     const read = await b.latest(experiment);
     expect(read?.length).toBe(state.length);
     expect(Buffer.from(read!).equals(Buffer.from(state))).toBe(true);
+  });
+});
+
+describe('kafka store: memory bounded by cacheBytes', () => {
+  it('keeps the most recently used states and reads the others back from the topic', async () => {
+    // Room for two 8-byte states.
+    const store = await openKafka(16);
+    const [first, second, third] = [uniqueName('lru-a'), uniqueName('lru-b'), uniqueName('lru-c')];
+    await store.save(first, saved([1, 1, 1, 1, 1, 1, 1, 1]));
+    await store.save(second, saved([2, 2, 2, 2, 2, 2, 2, 2]));
+    expect(await store.latest(first)).toEqual(Uint8Array.from([1, 1, 1, 1, 1, 1, 1, 1]));
+    // The third pushes out the least recently used: the second.
+    await store.save(third, saved([3, 3, 3, 3, 3, 3, 3, 3]));
+    expect(await store.latest(third)).toEqual(Uint8Array.from([3, 3, 3, 3, 3, 3, 3, 3]));
+    // Read back from the topic, the latest save of each (not an older one).
+    await store.save(second, saved([4, 4, 4, 4, 4, 4, 4, 4]));
+    await store.save(first, saved([5, 5, 5, 5, 5, 5, 5, 5]));
+    expect(await store.latest(third)).toEqual(Uint8Array.from([3, 3, 3, 3, 3, 3, 3, 3]));
+    expect(await store.latest(second)).toEqual(Uint8Array.from([4, 4, 4, 4, 4, 4, 4, 4]));
+    expect(await store.latest(first)).toEqual(Uint8Array.from([5, 5, 5, 5, 5, 5, 5, 5]));
+    expect(await store.latest(uniqueName('never'))).toBeUndefined();
   });
 });
 
