@@ -192,17 +192,24 @@ describe('rate limit configuration from an xDS management server', () => {
       RATELIMIT_WORKERS: '2',
     });
     try {
-      for (let i = 0; i < 6; i++) {
-        const reply = await workers.shouldRateLimitOnNewConnection({
-          domain: 'xds',
-          descriptors: descriptors({ user: random() }) as never,
-        });
-        expect(reply.statuses[0]?.current_limit?.requests_per_unit).toBe(500);
-      }
-      const served = (await workers.debug('/stats'))
-        .split('\n')
-        .filter((line) => /^ratelimit\.worker\.\d+\.total_requests: [1-9]/.test(line));
-      expect(served).toHaveLength(2);
+      // New connections until both workers have answered one (the primary hands connections out in
+      // turn, but a loaded machine may leave a worker's stats reply late): each answer has the limit
+      // of the xDS snapshot, which only the primary received.
+      await waitFor(
+        'both workers to answer with the xDS limit',
+        async () => {
+          const reply = await workers.shouldRateLimitOnNewConnection({
+            domain: 'xds',
+            descriptors: descriptors({ user: random() }) as never,
+          });
+          expect(reply.statuses[0]?.current_limit?.requests_per_unit).toBe(500);
+          const served = (await workers.debug('/stats'))
+            .split('\n')
+            .filter((line) => /^ratelimit\.worker\.\d+\.total_requests: [1-9]/.test(line));
+          return served.length === 2;
+        },
+        { timeoutMs: 20_000 },
+      );
       expect(ads.requests.filter((r) => r.nodeId === 'ratelimit-workers' && r.kind === 'ack')).toHaveLength(
         1,
       );

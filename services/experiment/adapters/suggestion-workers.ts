@@ -57,6 +57,8 @@ export function createSuggestionWorkers(options: {
   size: number;
   logger: Logger;
   idleMs?: number;
+  /** The thread's entry module; tests point it elsewhere to make a thread fail. */
+  entry?: string | URL;
 }): SuggestionWorkers {
   const logger = options.logger.child({ component: 'suggestion-workers' });
   const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
@@ -80,17 +82,19 @@ export function createSuggestionWorkers(options: {
       clearTimeout(slot.idleTimer);
       slot.idleTimer = undefined;
       slot.job = job;
+      slot.worker.ref();
       slot.worker.postMessage({ id: job.id, request: job.request } satisfies WorkerRequest);
     }
     for (const slot of slots) {
       if (slot.job || slot.idleTimer) continue;
-      // unref: an idle pool never keeps the process alive.
+      // An idle thread, and its retirement timer, never keep the process alive on their own.
+      slot.worker.unref();
       slot.idleTimer = setTimeout(() => retire(slot), idleMs).unref();
     }
   };
 
   const spawn = (): Slot => {
-    const slot: Slot = { worker: new Worker(ENTRY), job: undefined, idleTimer: undefined };
+    const slot: Slot = { worker: new Worker(options.entry ?? ENTRY), job: undefined, idleTimer: undefined };
     slot.worker.on('message', (reply: WorkerReply) => {
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
@@ -105,8 +109,9 @@ export function createSuggestionWorkers(options: {
       clearTimeout(slot.idleTimer);
       const job = slot.job;
       slot.job = undefined;
-      if (closed || !slots.includes(slot)) return;
+      // Rejected even while closing: close() waits for every running job to settle.
       job?.reject(internal(`suggestion worker exited (code ${code}) while computing the reply`));
+      if (closed || !slots.includes(slot)) return;
       logger.warn({ code }, 'suggestion worker exited; replaced when next needed');
       slots.splice(slots.indexOf(slot), 1);
       dispatch();

@@ -2,7 +2,7 @@
 // input answered with its status and message from the thread, the event loop free for other
 // calls during a fit, and a closing pool that finishes what runs and refuses what waits.
 import { credentials, type ServiceError, status } from '@grpc/grpc-js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { GetSuggestionsReply__Output } from '../../../../proto/gen/api/v1/beta1/GetSuggestionsReply.ts';
 import type { GetSuggestionsRequest__Output } from '../../../../proto/gen/api/v1/beta1/GetSuggestionsRequest.ts';
 import type { SuggestionClient } from '../../../../proto/gen/api/v1/beta1/Suggestion.ts';
@@ -151,10 +151,46 @@ describe('suggestion worker threads', () => {
   });
 });
 
+describe('a suggestion thread that exits while computing', () => {
+  const entry = new URL('../../../fixtures/experiment/exiting-suggestion-worker.mjs', import.meta.url);
+
+  it('fails its call with INTERNAL, and the next call gets a new thread', async () => {
+    const { logger, lines } = memoryLogger();
+    const pool = createSuggestionWorkers({ size: 1, logger, entry });
+    try {
+      await expect(pool.run(boRequest(10))).rejects.toMatchObject({
+        code: 'INTERNAL',
+        message: expect.stringContaining('suggestion worker exited (code 3)'),
+      });
+      expect(pool.threads()).toBe(0);
+      expect(lines.some((line) => line.msg === 'suggestion worker exited; replaced when next needed')).toBe(
+        true,
+      );
+      const next = pool.run(boRequest(11));
+      expect(pool.threads()).toBe(1);
+      await expect(next).rejects.toMatchObject({ code: 'INTERNAL' });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('does not hold close() forever when it dies during the shutdown', async () => {
+    const { logger } = memoryLogger();
+    const pool = createSuggestionWorkers({ size: 1, logger, entry });
+    const running = pool.run(boRequest(10)).catch((e: unknown) => e);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await pool.close();
+    expect(await running).toMatchObject({ code: 'INTERNAL' });
+    expect(pool.threads()).toBe(0);
+  });
+});
+
 describe('suggestion worker threads on demand', () => {
   it('start no thread until a call needs one, and stop it after the idle time', async () => {
     const { logger } = memoryLogger();
-    const pool = createSuggestionWorkers({ size: 2, logger, idleMs: 200 });
+    // Long enough that a thread finishing first is not retired while a loaded machine boots the
+    // second (a thread's start is hundreds of milliseconds there).
+    const pool = createSuggestionWorkers({ size: 2, logger, idleMs: 2_000 });
     try {
       expect(pool.threads()).toBe(0);
       const first = await pool.run(boRequest(12));
@@ -163,8 +199,7 @@ describe('suggestion worker threads on demand', () => {
       // Two calls at once use both threads.
       await Promise.all([pool.run(boRequest(13)), pool.run(boRequest(14))]);
       expect(pool.threads()).toBe(2);
-      await new Promise((resolve) => setTimeout(resolve, 600));
-      expect(pool.threads()).toBe(0);
+      await vi.waitFor(() => expect(pool.threads()).toBe(0), { timeout: 10_000, interval: 100 });
       // A call after the threads stopped starts one again.
       expect((await pool.run(boRequest(15))).reply.parameter_assignments).toHaveLength(1);
       expect(pool.threads()).toBe(1);
