@@ -2,9 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
+import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EarlyStoppingSpec } from '../../proto/gen/api/v1/beta1/EarlyStoppingSpec.ts';
 import type { GetEarlyStoppingRulesRequest } from '../../proto/gen/api/v1/beta1/GetEarlyStoppingRulesRequest.ts';
+import { startEarlyStoppingWorker } from '../../services/experiment/adapters/early-stopping-worker.ts';
 import { type Bus, type ConsumedEvent, partitionOf, TOPICS } from '../../shared/bus/index.ts';
 import { createEarlyStoppingClient, type EarlyStopping } from '../helpers/earlystopping-client.ts';
 import {
@@ -14,6 +16,7 @@ import {
   startExperimentServer,
 } from '../helpers/experiment-server.ts';
 import { openTestBus, uniqueName } from '../helpers/kafka.ts';
+import { memoryLogger } from '../helpers/memory-logger.ts';
 import { readEvents } from '../helpers/topic-events.ts';
 
 const infra = inject('infra');
@@ -172,6 +175,39 @@ describe('EarlyStopping end to end on real Kafka', () => {
     );
     expect(events.filter((e) => e.key === worse)).toHaveLength(1);
     expect(events.filter((e) => e.key === afterRestart)).toHaveLength(1);
+  });
+
+  it('never stops twice a trial that reports after its stop, when the stop is older than the lookback window', async () => {
+    // `worse` was stopped above; its pod still reports. A worker whose window starts after the stop
+    // sees only these reports, which alone break the rule at step 4.
+    const windowStart = Date.now();
+    await reportCurve(worse, [0.1, 0.1, 0.1, 0.1]);
+    const published: string[] = [];
+    const registry = new Registry();
+    const worker = await startEarlyStoppingWorker({
+      bus,
+      producer: {
+        publish: async (_topic, events) => {
+          published.push(...events.map((e) => e.key));
+        },
+      },
+      clock: { now: () => windowStart + 1 },
+      logger: memoryLogger().logger,
+      groupId: uniqueName('test-es-window'),
+      sessionTimeoutMs: 6_000,
+      catchUpTimeoutMs: 30_000,
+      lookbackMs: 1,
+      registry,
+    });
+    try {
+      await worker.joined;
+      await worker.settled(30_000);
+      const read = await registry.getSingleMetric('experiment_early_stopping_reports_total')!.get();
+      expect(read.values[0]!.value).toBeGreaterThanOrEqual(4);
+      expect(published).not.toContain(worse);
+    } finally {
+      await worker.stop();
+    }
   });
 
   it('gives the same rules from a DBManager at db_manager_address (a second server instance)', async () => {

@@ -1,10 +1,10 @@
 // The early-stopping worker: rebuilds what it knows from the topics at every start (observations of
-// its partitions, and the whole rules and trial-status topics), judges running trials as Katib's
-// metrics collector would, and publishes one TrialStatusChanged per stopped trial.
+// its partitions from the lookback window, the whole rules and trial-status topics), judges running
+// trials as Katib's metrics collector would, and publishes one TrialStatusChanged per stopped trial.
 //
 // Never two: before publishing, the worker reads experiment.trial-status up to its end (every
 // decision ever published is there, by this or any instance) and skips trials already stopped.
-// It commits no offsets: its state lives in memory and is rebuilt by reading from the beginning.
+// It commits no offsets: its state lives in memory and is rebuilt by reading the topics again.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { EarlyStoppingRulesIssuedV1 } from '../../../schemas/gen/events.ts';
@@ -41,6 +41,8 @@ export interface EarlyStoppingWorkerOptions {
 export interface EarlyStoppingWorker {
   /** Resolves once the observations reader joined its group. */
   readonly joined: Promise<void>;
+  /** Resolves once the observations on the topic now are judged and the stops they caused published. */
+  settled(timeoutMs: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -53,6 +55,11 @@ export async function startEarlyStoppingWorker(
   const stopped = new Counter({
     name: 'experiment_early_stopped_trials_total',
     help: 'Trials this worker stopped (TrialStatusChanged published)',
+    registers: registry ? [registry] : [],
+  });
+  const reportsRead = new Counter({
+    name: 'experiment_early_stopping_reports_total',
+    help: 'Observation reports the early-stopping worker has read',
     registers: registry ? [registry] : [],
   });
   new Gauge({
@@ -73,14 +80,12 @@ export async function startEarlyStoppingWorker(
     return partition !== undefined && observations?.owns(partition) === true;
   };
 
-  // Reads start where the observations reader does: a trial's final status comes after its
-  // reports, so a trial with reports in the window has its status there too, and what finished
-  // before the window is not kept forever.
-  const windowStart =
-    options.lookbackMs > 0 ? { time: clock.now() - options.lookbackMs } : ('beginning' as const);
+  // Statuses are read from the beginning, not from the observations' window: a stopped trial keeps
+  // reporting until its pod is gone, so reports inside the window can follow a stop published
+  // before it, and judging them without that stop would publish a second one.
   const statusReader = await readTopic(bus, {
     topic: TOPICS.trialStatus.name,
-    from: windowStart,
+    from: 'beginning',
     until: 'follow',
     sessionTimeoutMs: options.sessionTimeoutMs,
     onEvent: (event) => {
@@ -167,12 +172,13 @@ export async function startEarlyStoppingWorker(
   observations = await readTopic(bus, {
     topic: TOPICS.observations.name,
     group: options.groupId,
-    from: windowStart,
+    from: options.lookbackMs > 0 ? { time: clock.now() - options.lookbackMs } : 'beginning',
     until: 'follow',
     sessionTimeoutMs: options.sessionTimeoutMs,
     onEvent: (event) => {
       if (event.eventType === 'ObservationLogDeleted') return tracker.onDeleted(event.payload.trial_name);
       if (event.eventType !== 'ObservationLogReported') return;
+      reportsRead.inc();
       const { event_id, trial_name, occurred_at, metric_logs } = event.payload;
       if (!tracker.isFinished(trial_name)) partitionOfTrial.set(trial_name, event.partition);
       enqueue(
@@ -188,6 +194,10 @@ export async function startEarlyStoppingWorker(
 
   return {
     joined: observations.joined,
+    async settled(timeoutMs) {
+      await observations!.caughtUp(timeoutMs);
+      while (flushing) await flushing;
+    },
     async stop() {
       await observations.stop();
       await rulesReader.stop();
