@@ -7,7 +7,13 @@ import type { Bus } from './bus.ts';
 import type { BatchContext, FetchedBatch, Watermarks } from './client/types.ts';
 import { type ConsumedEvent, decodeRecord, type EventPayloads, type PlacedRecord } from './events.ts';
 
-export type ReadFrom = 'beginning' | 'end' | { readonly time: number } | 'committed';
+export type ReadFrom =
+  | 'beginning'
+  | 'end'
+  | { readonly time: number }
+  | 'committed'
+  /** One partition from this offset (or its beginning, if compaction or retention passed it); until 'end' only. */
+  | { readonly partition: number; readonly offset: bigint };
 
 export interface ReadTopicOptions<E = EventPayloads> {
   readonly topic: string;
@@ -59,6 +65,8 @@ export async function readTopic<E = EventPayloads>(
     throw invalidArgument('readTopic: a shared group reads only with until "follow"');
   if (from === 'committed' && group === undefined)
     throw invalidArgument('readTopic: from "committed" needs a group');
+  if (typeof from === 'object' && 'partition' in from && until !== 'end')
+    throw invalidArgument('readTopic: from a partition and offset reads until "end" only');
   const logger = bus.logger.child({ component: 'read-topic', topic });
 
   const watermarks = await bus.watermarks(topic);
@@ -221,5 +229,16 @@ async function startOffsets(
   if (from === 'committed') return new Map();
   if (from === 'beginning') return new Map(watermarks.map((w) => [w.partition, w.low]));
   if (from === 'end') return new Map(watermarks.map((w) => [w.partition, w.high]));
+  if ('partition' in from) {
+    if (!watermarks.some((w) => w.partition === from.partition))
+      throw invalidArgument(`readTopic: ${topic} has no partition ${from.partition}`);
+    // The other partitions start at their end: with until 'end' they have nothing to read.
+    return new Map(
+      watermarks.map((w) => [
+        w.partition,
+        w.partition !== from.partition ? w.high : from.offset > w.low ? from.offset : w.low,
+      ]),
+    );
+  }
   return bus.offsetsAtTime(topic, from.time);
 }

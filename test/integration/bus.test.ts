@@ -15,6 +15,7 @@ import {
   type OutgoingEvent,
   type PlacedRecord,
   partitionOf,
+  type ReadFrom,
   readTopic,
   startWorker,
   type TopicDeclaration,
@@ -188,7 +189,7 @@ describe.each(KAFKA_CLIENTS)('on %s', (client) => {
       const boundary = Date.now();
       await new Promise((resolve) => setTimeout(resolve, 50));
       await producer.publish(topic.name, [deleted('a', 'after-1'), deleted('b', 'after-2')]);
-      const ids = async (options: { from: 'end' | { time: number } | 'beginning'; key?: string }) => {
+      const ids = async (options: { from: ReadFrom; key?: string }) => {
         const got: string[] = [];
         const reader = await readTopic(bus, {
           topic: topic.name,
@@ -202,6 +203,14 @@ describe.each(KAFKA_CLIENTS)('on %s', (client) => {
       expect(await ids({ from: { time: boundary } })).toEqual(['after-1', 'after-2']);
       expect(await ids({ from: 'end' })).toEqual([]);
       expect(await ids({ from: 'beginning', key: 'b' })).toEqual(['after-2', 'before-2']);
+      // One partition from an offset. 'a' and 'b' hash to one partition: before-1, before-2,
+      // after-1, after-2 at offsets 0 to 3; the other partition is empty.
+      const both = partitionOf('a', 2);
+      expect(partitionOf('b', 2)).toBe(both);
+      expect(await ids({ from: { partition: both, offset: 2n } })).toEqual(['after-1', 'after-2']);
+      expect(await ids({ from: { partition: both, offset: 1n }, key: 'a' })).toEqual(['after-1']);
+      expect(await ids({ from: { partition: both, offset: 4n } })).toEqual([]);
+      expect(await ids({ from: { partition: 1 - both, offset: 0n } })).toEqual([]);
     });
 
     it('ends a partition whose last records are a transaction marker', async () => {
@@ -291,6 +300,24 @@ describe.each(KAFKA_CLIENTS)('on %s', (client) => {
       await expect(
         readTopic(bus, { topic: topic.name, group: 'g', from: 'beginning', until: 'end', onEvent: () => {} }),
       ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      const onePartition = { partition: 0, offset: 0n };
+      await expect(
+        readTopic(bus, { topic: topic.name, from: onePartition, until: 'follow', onEvent: () => {} }),
+      ).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: 'readTopic: from a partition and offset reads until "end" only',
+      });
+      await expect(
+        readTopic(bus, {
+          topic: topic.name,
+          from: { partition: 3, offset: 0n },
+          until: 'end',
+          onEvent: () => {},
+        }),
+      ).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: `readTopic: ${topic.name} has no partition 3`,
+      });
     });
   });
 

@@ -15,6 +15,7 @@ import {
 import { systemClock } from '../../shared/clock.ts';
 import { openTestBus, uniqueName } from '../helpers/kafka.ts';
 import { type LogLine, memoryLogger } from '../helpers/memory-logger.ts';
+import { waitFor } from '../helpers/wait-for.ts';
 
 // The ControllerStateStore contract, kept by the in-memory store and by the Kafka store on the real
 // compacted topic, where a second instance must see every save the first one had acknowledged.
@@ -113,6 +114,56 @@ describe('kafka store: memory bounded by cacheBytes', () => {
     expect(await store.latest(second)).toEqual(Uint8Array.from([4, 4, 4, 4, 4, 4, 4, 4]));
     expect(await store.latest(first)).toEqual(Uint8Array.from([5, 5, 5, 5, 5, 5, 5, 5]));
     expect(await store.latest(uniqueName('never'))).toBeUndefined();
+  });
+});
+
+describe('kafka store: a state read back while the experiment saves again', () => {
+  it('answers the newest state, never "none", when the save it reads back is outdated meanwhile', async () => {
+    // The store's bus, with a gate on the watermarks the next read back starts from: the test
+    // saves again while the read back waits there (the race, made certain).
+    let armed = false;
+    let held: (() => void) | undefined;
+    let calls = 0;
+    const gated = new Proxy(bus, {
+      get(target, prop, receiver) {
+        if (prop !== 'watermarks') return Reflect.get(target, prop, receiver);
+        return async (topic: string) => {
+          // While armed: the first call is latest's catch-up, the second the read back's start.
+          if (armed && ++calls === 2) {
+            armed = false;
+            await new Promise<void>((resolve) => (held = resolve));
+          }
+          return target.watermarks(topic);
+        };
+      },
+    });
+    // Room for one 8-byte state: a save of one experiment pushes the other's out.
+    const store = await openKafkaControllerStateStore({
+      bus: gated,
+      producer,
+      clock: systemClock,
+      logger: log.logger,
+      catchUpTimeoutMs: 10_000,
+      topic: TOPIC.name,
+      cacheBytes: 8,
+    });
+    opened.push(store);
+    const [x, y] = [uniqueName('race-x'), uniqueName('race-y')];
+    const eight = (value: number) => Uint8Array.from(new Array<number>(8).fill(value));
+    await store.save(x, saved([...eight(1)]));
+    await store.save(y, saved([...eight(2)]));
+    armed = true;
+    const reading = store.latest(x);
+    await waitFor('the read back to wait at its start', () => held !== undefined);
+    // x saved again, then pushed out of memory again by y; the store has followed both saves.
+    await store.save(x, saved([...eight(3)]));
+    await store.save(y, saved([...eight(4)]));
+    expect(await store.latest(y)).toEqual(eight(4));
+    // A second call meanwhile waits for the same read back.
+    const joining = store.latest(x);
+    held!();
+    expect(await reading).toEqual(eight(3));
+    expect(await joining).toEqual(eight(3));
   });
 });
 

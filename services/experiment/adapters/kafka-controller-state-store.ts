@@ -4,7 +4,9 @@
 // state is, and before answering `latest` reads up to the topic's end as it is then, so it sees
 // every acknowledged save, its own or another instance's. A state is up to 12 MiB and an experiment
 // keeps its key after it ends: the states themselves are kept up to `cacheBytes`, the most recently
-// used first, and one that was let go is read back from the topic when asked for again.
+// used first, and one that was let go is read back from the topic when asked for again: from its
+// key's partition, at the offset of its latest save known, taking the newest save of the key found
+// from there (compaction only removes a save once a newer one of its key follows it).
 import { randomUUID } from 'node:crypto';
 import {
   type Bus,
@@ -14,11 +16,17 @@ import {
   type TopicReader,
 } from '../../../shared/bus/index.ts';
 import type { Clock } from '../../../shared/clock.ts';
+import { unavailable } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import type { ControllerStateStore } from '../ports.ts';
 
 /** States kept in memory by default: a few of the largest (12 MiB) or hundreds of typical ones. */
 export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
+
+interface SavedAt {
+  readonly partition: number;
+  readonly offset: bigint;
+}
 
 export interface KafkaControllerStateStore extends ControllerStateStore {
   /** Stops following the topic. */
@@ -41,8 +49,8 @@ export async function openKafkaControllerStateStore(options: {
   const TOPIC = options.topic ?? TOPICS.nasControllerState.name;
   const logger = options.logger.child({ component: 'controller-state-store' });
   const cacheBytes = options.cacheBytes ?? DEFAULT_CACHE_BYTES;
-  /** Every key with a state, and the offset of its latest save. */
-  const latestOffsets = new Map<string, bigint>();
+  /** Every key with a state, and where its latest save is. */
+  const latestSaves = new Map<string, SavedAt>();
   /** States in memory, least recently used first (a Map keeps insertion order). */
   const cache = new Map<string, Uint8Array>();
   let cachedBytes = 0;
@@ -77,14 +85,14 @@ export async function openKafkaControllerStateStore(options: {
         );
         return;
       }
-      latestOffsets.set(event.key, event.offset);
+      latestSaves.set(event.key, { partition: event.partition, offset: event.offset });
       remember(event.key, stateOf(event.payload));
     },
     onUndecodable: (record, reason) => {
       const key = record.key?.toString('utf8');
       if (key === undefined) return;
       // A tombstone deletes the state; a state that cannot be read is no state (the controller is rebuilt).
-      latestOffsets.delete(key);
+      latestSaves.delete(key);
       forget(key);
       if (record.value !== null)
         logger.warn(
@@ -94,43 +102,95 @@ export async function openKafkaControllerStateStore(options: {
     },
   });
 
-  /** A state let go from memory, read back from the topic (its key's records, up to the end). */
-  async function readBack(experiment: string, offset: bigint): Promise<Uint8Array | undefined> {
-    let found: Uint8Array | undefined;
+  /**
+   * The newest save of `experiment` at or after `from`, read back from the topic: its state, or
+   * undefined for a tombstone; null when the partition holds nothing of the key from there.
+   */
+  async function readBack(
+    experiment: string,
+    from: SavedAt,
+  ): Promise<{ readonly at: SavedAt; readonly state: Uint8Array | undefined } | null> {
+    let newest: { at: SavedAt; state: Uint8Array | undefined } | null = null;
     const again = await readTopic(bus, {
       topic: TOPIC,
-      from: 'beginning',
+      from,
       until: 'end',
       key: experiment,
       onEvent: (event) => {
-        if (event.eventType === 'NasControllerStateSaved' && event.offset === offset)
-          found = stateOf(event.payload);
+        if (event.eventType === 'NasControllerStateSaved')
+          newest = {
+            at: { partition: event.partition, offset: event.offset },
+            state: stateOf(event.payload),
+          };
       },
-      onUndecodable: () => undefined,
+      onUndecodable: (record) => {
+        if (record.value === null)
+          newest = { at: { partition: record.partition, offset: record.offset }, state: undefined };
+      },
     });
-    await again.done;
-    if (found === undefined)
-      logger.warn(
-        { experiment, offset: offset.toString() },
-        'controller state not found again; treated as none',
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            unavailable(
+              `${TOPIC}: the state of ${experiment} was not read back within ${catchUpTimeoutMs} ms`,
+            ),
+          ),
+        catchUpTimeoutMs,
       );
-    return found;
+    });
+    try {
+      await Promise.race([again.done, timedOut]);
+    } finally {
+      clearTimeout(timer);
+      await again.stop();
+    }
+    return newest;
   }
+
+  /** Concurrent misses of one key share one read back. */
+  const readingBack = new Map<string, Promise<Uint8Array | undefined>>();
+  async function readBackLatest(experiment: string): Promise<Uint8Array | undefined> {
+    for (;;) {
+      const known = latestSaves.get(experiment);
+      if (known === undefined) return undefined;
+      const cached = cache.get(experiment);
+      if (cached !== undefined) return cached;
+      const found = await readBack(experiment, known);
+      const now = latestSaves.get(experiment);
+      if (found === null) {
+        // Nothing of the key from its latest known save on: the topic lost it (retention, deletion).
+        if (now !== undefined && now.offset > known.offset) continue;
+        logger.warn(
+          { experiment, partition: known.partition, offset: known.offset.toString() },
+          'controller state not found again; treated as none',
+        );
+        return undefined;
+      }
+      // The follower saw a newer save than the read back reached (or a tombstone): look again.
+      if (now === undefined || now.offset > found.at.offset) continue;
+      if (found.state !== undefined && found.at.offset === now.offset) remember(experiment, found.state);
+      return found.state;
+    }
+  }
+
   await reader.joined;
   return {
     async latest(experiment) {
       await reader.caughtUp(catchUpTimeoutMs);
-      const offset = latestOffsets.get(experiment);
-      if (offset === undefined) return undefined;
+      if (!latestSaves.has(experiment)) return undefined;
       const cached = cache.get(experiment);
       if (cached !== undefined) {
         remember(experiment, cached);
         return cached;
       }
-      const state = await readBack(experiment, offset);
-      // Kept only if no newer save arrived meanwhile (that one is in memory already).
-      if (state !== undefined && latestOffsets.get(experiment) === offset) remember(experiment, state);
-      return latestOffsets.get(experiment) === offset ? state : cache.get(experiment);
+      let reading = readingBack.get(experiment);
+      if (reading === undefined) {
+        reading = readBackLatest(experiment).finally(() => readingBack.delete(experiment));
+        readingBack.set(experiment, reading);
+      }
+      return reading;
     },
     async save(experiment, saved) {
       await producer.publish(TOPIC, [
