@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from '../scripts/build.ts';
+import { BENCH_BUILD, build } from '../scripts/build.ts';
 import { createBus, createEventProducer, TOPICS } from '../shared/bus/index.ts';
 import { kafkaSettings } from '../shared/bus/kafka.ts';
 import { silentLogger } from '../shared/logger.ts';
@@ -182,7 +182,7 @@ const goal = (label: string, value: string, met: boolean, target: string, katib:
   `  ${label.padEnd(44)} ${value.padStart(14)}   goal ${target.padEnd(16)} ${met ? 'met   ' : 'MISSED'}   Katib ${katib}`;
 
 // The server runs from the build, as `npm start` runs it.
-build();
+build(BENCH_BUILD);
 const dir = await mkdtemp(join(tmpdir(), 'bench-dbmanager-'));
 try {
   print(
@@ -203,7 +203,7 @@ try {
         ? { SQLITE_FILE: join(dir, 'observations.db') }
         : { POSTGRES_URL: settings.postgresUrl, POSTGRES_SCHEMA: `bench_${run}` }),
     };
-    let server = await startExperimentServer(serverSettings, { built: true });
+    let server = await startExperimentServer(serverSettings, { built: BENCH_BUILD });
     let db = createDbManagerClient(server.address);
     try {
       await settle(2_000);
@@ -230,7 +230,7 @@ try {
         server = await startExperimentServer(serverSettings, {
           replayHistory: true,
           readyTimeoutMs: 120_000,
-          built: true,
+          built: BENCH_BUILD,
         });
         db = createDbManagerClient(server.address);
         // Reads answer once the worker caught up to what was acknowledged before them.

@@ -11,7 +11,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { build } from '../scripts/build.ts';
+import { BENCH_BUILD, build } from '../scripts/build.ts';
 import { int, readSettings, str } from '../shared/settings.ts';
 import { startRedis } from '../test/helpers/counter-topologies.ts';
 import { freePort } from '../test/helpers/experiment-server.ts';
@@ -268,7 +268,7 @@ async function main(): Promise<void> {
   const reference = await ensureTool('service_cmd', 'github.com/envoyproxy/ratelimit/src/service_cmd@latest');
   const ghz = await ensureTool('ghz', 'github.com/bojand/ghz/cmd/ghz@latest');
   const hey = await ensureTool('hey', 'github.com/rakyll/hey@latest');
-  build();
+  build(BENCH_BUILD);
   const redis = await startRedis();
   const runtime = await createRuntimeFolder({ 'bench.yaml': CONFIG });
   const common = {
@@ -285,7 +285,7 @@ async function main(): Promise<void> {
       [
         ...(settings.cpuProfDir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`]),
         // What `npm start` runs: the build.
-        'dist/services/ratelimit/main.js',
+        join(BENCH_BUILD, 'services/ratelimit/main.js'),
       ],
       {
         ...common,

@@ -3,18 +3,39 @@
 // process: ~27 MiB RSS per experiment service. tsc emits the JavaScript (imports rewritten to
 // .js); the files the services read at run time (.proto, .avsc, the web page) are copied beside it.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..');
 export const DIST = join(ROOT, 'dist');
+/** Where the tests and the benches build (gitignored): never the dist/ a running `npm start` uses. */
+export const TEST_BUILD = join(ROOT, '.build', 'test');
+export const BENCH_BUILD = join(ROOT, '.build', 'bench');
 
-/** Builds dist/ from the sources; throws with tsc's output when they do not compile. */
-export function build(): void {
-  rmSync(DIST, { recursive: true, force: true });
+/**
+ * Builds the sources into `outDir` (dist/ by default); throws with tsc's output when they do not
+ * compile. The build is made beside it and renamed into place: a failed build leaves the previous
+ * one whole, and a process started from it never finds a half-written folder.
+ */
+export function build(outDir: string = DIST): void {
+  const staging = `${outDir}.staging-${process.pid}`;
+  rmSync(staging, { recursive: true, force: true });
+  try {
+    compile(staging);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    throw error;
+  }
+  const previous = `${outDir}.previous-${process.pid}`;
+  if (existsSync(outDir)) renameSync(outDir, previous);
+  renameSync(staging, outDir);
+  rmSync(previous, { recursive: true, force: true });
+}
+
+function compile(outDir: string): void {
   const tsc = spawnSync(
     join(ROOT, 'node_modules', '.bin', 'tsc'),
-    ['-p', join(ROOT, 'tsconfig.build.json')],
+    ['-p', join(ROOT, 'tsconfig.build.json'), '--outDir', outDir],
     {
       cwd: ROOT,
       encoding: 'utf8',
@@ -31,7 +52,7 @@ export function build(): void {
   for (const [folder, wanted] of assets) {
     const from = join(ROOT, folder);
     if (!existsSync(from)) continue;
-    cpSync(from, join(DIST, folder), {
+    cpSync(from, join(outDir, folder), {
       recursive: true,
       filter: (source) => source === from || wanted(source),
     });

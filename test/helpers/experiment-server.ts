@@ -55,8 +55,8 @@ export interface ExperimentServer {
  */
 export async function startExperimentServer(
   settings: Record<string, string>,
-  /** built: run dist/ (`npm run build`, what `npm start` runs) instead of the TypeScript sources. */
-  options: { readyTimeoutMs?: number; replayHistory?: boolean; built?: boolean } = {},
+  /** built: run the JavaScript `build()` wrote into this folder (what `npm start` runs) instead of the sources. */
+  options: { readyTimeoutMs?: number; replayHistory?: boolean; built?: string } = {},
 ): Promise<ExperimentServer> {
   // The shared topic holds every earlier test's events: a new persistence group starts at its end
   // (as a new deployment would), unless the test needs what was published before.
@@ -82,7 +82,9 @@ export async function startExperimentServer(
     EXPERIMENT_METRICS_PORT: String(metricsPort),
     EXPERIMENT_HTTP_PORT: String(httpPort),
   };
-  const entry = options.built ? 'dist/services/experiment/main.js' : 'services/experiment/main.ts';
+  const entry = options.built
+    ? join(options.built, 'services/experiment/main.js')
+    : 'services/experiment/main.ts';
   const child = spawn(process.execPath, [...EXPERIMENT_NODE_OPTIONS, entry], {
     cwd: ROOT,
     env,

@@ -43,8 +43,8 @@ export const descriptors = (...lists: Array<Record<string, string> | Array<[stri
 
 export async function startRatelimitServer(
   settings: Record<string, string>,
-  /** built: run dist/ (`npm run build`, what `npm start` runs) instead of the TypeScript sources. */
-  options: { readyTimeoutMs?: number; waitForHealthy?: boolean; built?: boolean } = {},
+  /** built: run the JavaScript `build()` wrote into this folder (what `npm start` runs) instead of the sources. */
+  options: { readyTimeoutMs?: number; waitForHealthy?: boolean; built?: string } = {},
 ): Promise<RatelimitServer> {
   const [httpPort, grpcPort, debugPort] = [await freePort(), await freePort(), await freePort()];
   const env: Record<string, string> = {
@@ -66,7 +66,9 @@ export async function startRatelimitServer(
     CONFIG_KAFKA_PUBLISH: 'false',
     ...settings,
   };
-  const entry = options.built ? 'dist/services/ratelimit/main.js' : 'services/ratelimit/main.ts';
+  const entry = options.built
+    ? join(options.built, 'services/ratelimit/main.js')
+    : 'services/ratelimit/main.ts';
   const child: ChildProcess = spawn(process.execPath, [entry], {
     cwd: ROOT,
     env,

@@ -1,4 +1,5 @@
-// `npm run build` and what `npm start` runs from it (dist/): the experiment service with a
+// `npm run build` and what `npm start` runs from it (built here into .build/test, so a running
+// `npm start` keeps its dist/): the experiment service with a
 // suggestion worker thread, and the rate limit service with two cluster workers. Both load files by
 // path at run time (.proto, .avsc, worker entries), which only a run of the build proves.
 import { randomBytes } from 'node:crypto';
@@ -10,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { GetSuggestionsReply__Output } from '../../proto/gen/api/v1/beta1/GetSuggestionsReply.ts';
 import type { GetSuggestionsRequest } from '../../proto/gen/api/v1/beta1/GetSuggestionsRequest.ts';
 import type { SuggestionClient } from '../../proto/gen/api/v1/beta1/Suggestion.ts';
-import { build, DIST } from '../../scripts/build.ts';
+import { build, TEST_BUILD } from '../../scripts/build.ts';
 import { loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
 import { createDbManagerClient, startExperimentServer } from '../helpers/experiment-server.ts';
 import { uniqueName } from '../helpers/kafka.ts';
@@ -20,10 +21,10 @@ import { experiment, param, request, trial } from '../unit/experiment/suggestion
 const infra = inject('infra');
 const dir = mkdtempSync(join(tmpdir(), 'build-test-'));
 
-beforeAll(() => build(), 120_000);
+beforeAll(() => build(TEST_BUILD), 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('the build (dist/)', () => {
+describe('the build', () => {
   it('holds JavaScript and the files read at run time, no TypeScript', () => {
     for (const file of [
       'services/experiment/main.js',
@@ -33,8 +34,8 @@ describe('the build (dist/)', () => {
       'schemas/observation-log-reported.v1.avsc',
       'services/experiment/web/index.html',
     ])
-      expect(existsSync(join(DIST, file)), file).toBe(true);
-    expect(existsSync(join(DIST, 'services/experiment/main.ts'))).toBe(false);
+      expect(existsSync(join(TEST_BUILD, file)), file).toBe(true);
+    expect(existsSync(join(TEST_BUILD, 'services/experiment/main.ts'))).toBe(false);
   });
 
   it('runs the experiment service: a report is read back, bayesianoptimization answers from its thread', async () => {
@@ -45,7 +46,7 @@ describe('the build (dist/)', () => {
         OBSERVATION_STORE: 'sqlite',
         SQLITE_FILE: join(dir, 'observations.db'),
       },
-      { built: true },
+      { built: TEST_BUILD },
     );
     const db = createDbManagerClient(server.address);
     const Suggestion = lookupService(
@@ -108,7 +109,7 @@ describe('the build (dist/)', () => {
         RUNTIME_SUBDIRECTORY: runtime.subdirectory,
         CACHE_KEY_PREFIX: `${domain}:`,
       },
-      { built: true },
+      { built: TEST_BUILD },
     );
     try {
       const ask = () => server.shouldRateLimit({ domain, descriptors: descriptors({ k: 'v' }) as never });
