@@ -38,12 +38,12 @@ export function createReadBarrier(options: {
       // The group's offsets are asked for together with the watermarks, not after them: one wait for
       // Kafka instead of two. Offsets read before the watermark can only be lower, so a read that
       // passes on them would also pass on offsets read after it.
-      const [watermarks, committedNow] = await Promise.all([
-        bus.watermarks(topic).catch((error: unknown) => {
-          throw unreachable(`${topic} offsets from Kafka`, error);
-        }),
-        committedOffsets(),
-      ]);
+      const asked = committedOffsets();
+      // Not needed when the partition turns out empty: its failure then fails nothing.
+      asked.catch(() => undefined);
+      const watermarks = await bus.watermarks(topic).catch((error: unknown) => {
+        throw unreachable(`${topic} offsets from Kafka`, error);
+      });
       // Every partition's watermarks, so the key maps over the topic's current partition count
       // exactly as the producer maps it.
       const partition = partitionOf(key, watermarks.length);
@@ -51,7 +51,7 @@ export function createReadBarrier(options: {
       // Nothing readable on the partition: no write can be missing.
       if (!watermark || watermark.high <= watermark.low) return;
       const target = watermark.high;
-      let committed = committedNow.get(partition) ?? -1n;
+      let committed = (await asked).get(partition) ?? -1n;
       for (;;) {
         if (committed >= target) return;
         if (Date.now() - started >= timeoutMs) break;
