@@ -237,19 +237,24 @@ describe('ratelimit configuration broadcast on Kafka', () => {
       expect(answer.overall_code).toBe('OVER_LIMIT');
       expect(await instance.debug('/metrics')).toContain(`ratelimit_config_version_info{version="${next}"`);
     }
-    // Every worker of the two-worker follower applied it: calls on new connections reach both.
+    // Every worker of the two-worker follower applied it: calls on new connections, until both
+    // workers have answered one, each answer by the new configuration.
     const withWorkers = followers[1]!;
-    for (let i = 0; i < 8; i++) {
-      const answer = await withWorkers.shouldRateLimitOnNewConnection({
-        domain: 'reload',
-        descriptors: descriptors({ block: random() }) as never,
-      });
-      expect(answer.overall_code).toBe('OVER_LIMIT');
-    }
-    const served = (await withWorkers.debug('/stats'))
-      .split('\n')
-      .filter((line) => /^ratelimit\.worker\.\d+\.total_requests: [1-9]/.test(line));
-    expect(served).toHaveLength(2);
+    await waitFor(
+      'both workers to answer by the new configuration',
+      async () => {
+        const answer = await withWorkers.shouldRateLimitOnNewConnection({
+          domain: 'reload',
+          descriptors: descriptors({ block: random() }) as never,
+        });
+        expect(answer.overall_code).toBe('OVER_LIMIT');
+        const served = (await withWorkers.debug('/stats'))
+          .split('\n')
+          .filter((line) => /^ratelimit\.worker\.\d+\.total_requests: [1-9]/.test(line));
+        return served.length === 2;
+      },
+      { timeoutMs: 20_000 },
+    );
   });
 
   it('never publishes an invalid configuration', async () => {
