@@ -148,13 +148,25 @@ describe('kafka store: a state read back while the experiment saves again', () =
       cacheBytes: 8,
     });
     opened.push(store);
-    const [x, y] = [uniqueName('race-x'), uniqueName('race-y')];
+    // On one partition, so the store follows their saves in the order made (across partitions it
+    // may not, and y would not push x out).
+    const x = uniqueName('race-x');
+    let y = uniqueName('race-y');
+    while (partitionOf(y, TOPIC.partitions) !== partitionOf(x, TOPIC.partitions)) y = uniqueName('race-y');
     const eight = (value: number) => Uint8Array.from(new Array<number>(8).fill(value));
     await store.save(x, saved([...eight(1)]));
     await store.save(y, saved([...eight(2)]));
     armed = true;
     const reading = store.latest(x);
-    await waitFor('the read back to wait at its start', () => held !== undefined);
+    const answeredEarly = reading.then(
+      (state) => new Error(`latest answered without reading back: ${state === undefined ? 'none' : state}`),
+      (error: unknown) => error,
+    );
+    const early = await Promise.race([
+      waitFor('the read back to wait at its start', () => held !== undefined).then(() => undefined),
+      answeredEarly,
+    ]);
+    expect(early).toBeUndefined();
     // x saved again, then pushed out of memory again by y; the store has followed both saves.
     await store.save(x, saved([...eight(3)]));
     await store.save(y, saved([...eight(4)]));
