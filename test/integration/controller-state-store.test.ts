@@ -117,6 +117,28 @@ describe('kafka store: memory bounded by cacheBytes', () => {
   });
 });
 
+describe('kafka store: a new instance', () => {
+  it('keeps no state it replayed at start, reads back the ones asked for, and keeps the saves it sees', async () => {
+    const writer = await openKafka();
+    const [first, second] = [uniqueName('replayed-a'), uniqueName('replayed-b')];
+    await writer.save(first, saved([1, 2, 3, 4]));
+    await writer.save(second, saved([5, 6, 7, 8]));
+    await writer.save(first, saved([9, 9, 9, 9, 9, 9]));
+    const late = await openKafka();
+    expect(await late.latest(uniqueName('never'))).toBeUndefined();
+    expect(late.heldBytes()).toBe(0);
+    expect(await late.latest(first)).toEqual(Uint8Array.from([9, 9, 9, 9, 9, 9]));
+    expect(late.heldBytes()).toBe(6);
+    expect(await late.latest(second)).toEqual(Uint8Array.from([5, 6, 7, 8]));
+    expect(late.heldBytes()).toBe(10);
+    // A save made while it runs is kept as it arrives.
+    const third = uniqueName('live');
+    await writer.save(third, saved([7, 7]));
+    expect(await late.latest(third)).toEqual(Uint8Array.from([7, 7]));
+    expect(late.heldBytes()).toBe(12);
+  });
+});
+
 describe('kafka store: a state read back while the experiment saves again', () => {
   it('answers the newest state, never "none", when the save it reads back is outdated meanwhile', async () => {
     // The store's bus, with a gate on the watermarks the next read back starts from: the test

@@ -3,10 +3,11 @@
 // resolves); every instance follows the topic from its beginning, knows where each key's latest
 // state is, and before answering `latest` reads up to the topic's end as it is then, so it sees
 // every acknowledged save, its own or another instance's. A state is up to 12 MiB and an experiment
-// keeps its key after it ends: the states themselves are kept up to `cacheBytes`, the most recently
-// used first, and one that was let go is read back from the topic when asked for again: from its
-// key's partition, at the offset of its latest save known, taking the newest save of the key found
-// from there (compaction only removes a save once a newer one of its key follows it).
+// keeps its key after it ends, so the states themselves are kept up to `cacheBytes`, the most
+// recently used first, and only from saves made while this instance runs (an instance holds the
+// states its experiments use, not every state on the topic). One not in memory is read back when
+// asked for: from its key's partition, at the offset of its latest save known, taking the newest
+// save of the key found from there (compaction only removes a save once a newer one follows it).
 import { randomUUID } from 'node:crypto';
 import {
   type Bus,
@@ -29,6 +30,8 @@ interface SavedAt {
 }
 
 export interface KafkaControllerStateStore extends ControllerStateStore {
+  /** Bytes of states held in memory now. */
+  heldBytes(): number;
   /** Stops following the topic. */
   close(): Promise<void>;
 }
@@ -73,6 +76,9 @@ export async function openKafkaControllerStateStore(options: {
   // A plain Uint8Array, as every store returns (the decoder hands a Buffer over the fetched batch).
   const stateOf = (payload: { state: Uint8Array }): Uint8Array => Uint8Array.from(payload.state);
 
+  // Saves below these offsets were made before this instance started: their states are read back
+  // when an experiment asks, not kept on the way.
+  const replayEnds = new Map((await bus.watermarks(TOPIC)).map((w) => [w.partition, w.high]));
   const reader: TopicReader = await readTopic(bus, {
     topic: TOPIC,
     from: 'beginning',
@@ -86,7 +92,9 @@ export async function openKafkaControllerStateStore(options: {
         return;
       }
       latestSaves.set(event.key, { partition: event.partition, offset: event.offset });
-      remember(event.key, stateOf(event.payload));
+      if (event.offset >= (replayEnds.get(event.partition) ?? 0n))
+        remember(event.key, stateOf(event.payload));
+      else forget(event.key);
     },
     onUndecodable: (record, reason) => {
       const key = record.key?.toString('utf8');
@@ -208,6 +216,7 @@ export async function openKafkaControllerStateStore(options: {
         },
       ]);
     },
+    heldBytes: () => cachedBytes,
     close: () => reader.stop(),
   };
 }
