@@ -211,6 +211,12 @@ describe.each(KAFKA_CLIENTS)('on %s', (client) => {
       expect(await ids({ from: { partition: both, offset: 1n }, key: 'a' })).toEqual(['after-1']);
       expect(await ids({ from: { partition: both, offset: 4n } })).toEqual([]);
       expect(await ids({ from: { partition: 1 - both, offset: 0n } })).toEqual([]);
+      // With records on the other partition too, only the chosen one is read.
+      let other = 0;
+      while (partitionOf(`other-${other}`, 2) === both) other++;
+      await producer.publish(topic.name, [deleted(`other-${other}`, 'other-1')]);
+      expect(await ids({ from: { partition: both, offset: 2n } })).toEqual(['after-1', 'after-2']);
+      expect(await ids({ from: { partition: 1 - both, offset: 0n } })).toEqual(['other-1']);
     });
 
     it('ends a partition whose last records are a transaction marker', async () => {

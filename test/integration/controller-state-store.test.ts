@@ -139,25 +139,64 @@ describe('kafka store: a new instance', () => {
   });
 });
 
+describe('kafka store: a topic that gained partitions', () => {
+  it('answers the newest save of a key whose saves are on two partitions', async () => {
+    const topic = { ...TOPIC, name: uniqueName('test.nas-state-grown'), partitions: 1 };
+    await bus.ensureTopics([topic]);
+    let experiment = uniqueName('moved');
+    while (partitionOf(experiment, 3) === 0) experiment = uniqueName('moved');
+    const open = async (eventProducer: EventProducer) => {
+      const store = await openKafkaControllerStateStore({
+        bus,
+        producer: eventProducer,
+        clock: systemClock,
+        logger: log.logger,
+        catchUpTimeoutMs: 10_000,
+        topic: topic.name,
+      });
+      opened.push(store);
+      return store;
+    };
+    try {
+      await (await open(producer)).save(experiment, saved([1, 1]));
+      await bus.client.addPartitions(topic.name, 3);
+      // A producer that sees the three partitions puts the next save on the key's new one.
+      const fresh = await createEventProducer(bus);
+      try {
+        await (await open(fresh)).save(experiment, saved([2, 2]));
+      } finally {
+        await fresh.disconnect();
+      }
+      const watermarks = await bus.watermarks(topic.name);
+      expect(watermarks.find((w) => w.partition === partitionOf(experiment, 3))?.high).toBe(1n);
+      // Replaying the topic, the new store meets both saves, in either order.
+      expect(await (await open(producer)).latest(experiment)).toEqual(Uint8Array.from([2, 2]));
+    } finally {
+      await bus.client.deleteTopics([topic.name]).catch(() => undefined);
+    }
+  });
+});
+
 describe('kafka store: a state read back while the experiment saves again', () => {
   it('answers the newest state, never "none", when the save it reads back is outdated meanwhile', async () => {
-    // The store's bus, with a gate on the watermarks the next read back starts from: the test
-    // saves again while the read back waits there (the race, made certain).
+    // The store's bus, with a gate on the consumer the next read back starts: the test saves again
+    // while the read back waits there, its end already fixed before those saves (the race, made
+    // certain). Consumers started while armed are counted: one per read back.
     let armed = false;
     let held: (() => void) | undefined;
-    let calls = 0;
-    const gated = new Proxy(bus, {
-      get(target, prop, receiver) {
-        if (prop !== 'watermarks') return Reflect.get(target, prop, receiver);
-        return async (topic: string) => {
-          // While armed: the first call is latest's catch-up, the second the read back's start.
-          if (armed && ++calls === 2) {
-            armed = false;
-            await new Promise<void>((resolve) => (held = resolve));
-          }
-          return target.watermarks(topic);
+    let consumers = 0;
+    const client = new Proxy(bus.client, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop);
+        if (prop !== 'consume') return typeof value === 'function' ? value.bind(target) : value;
+        return async (...args: Parameters<typeof target.consume>) => {
+          if (armed && ++consumers === 1) await new Promise<void>((resolve) => (held = resolve));
+          return target.consume(...args);
         };
       },
+    });
+    const gated = new Proxy(bus, {
+      get: (target, prop, receiver) => (prop === 'client' ? client : Reflect.get(target, prop, receiver)),
     });
     // Room for one 8-byte state: a save of one experiment pushes the other's out.
     const store = await openKafkaControllerStateStore({
@@ -198,6 +237,8 @@ describe('kafka store: a state read back while the experiment saves again', () =
     held!();
     expect(await reading).toEqual(eight(3));
     expect(await joining).toEqual(eight(3));
+    // The first read back reached only the older save, so a second one read from the newer.
+    expect(consumers).toBe(2);
   });
 });
 

@@ -27,7 +27,14 @@ export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 interface SavedAt {
   readonly partition: number;
   readonly offset: bigint;
+  /** The broker's timestamp: orders saves of a key on different partitions (the topic grew). */
+  readonly timestamp: number;
 }
+
+/** Whether save `a` came after save `b` of the same key. */
+const isNewer = (a: SavedAt, b: SavedAt): boolean =>
+  a.partition === b.partition ? a.offset > b.offset : a.timestamp > b.timestamp;
+const isSame = (a: SavedAt, b: SavedAt): boolean => a.partition === b.partition && a.offset === b.offset;
 
 export interface KafkaControllerStateStore extends ControllerStateStore {
   /** Bytes of states held in memory now. */
@@ -57,6 +64,7 @@ export async function openKafkaControllerStateStore(options: {
   /** States in memory, least recently used first (a Map keeps insertion order). */
   const cache = new Map<string, Uint8Array>();
   let cachedBytes = 0;
+  let closed = false;
   const forget = (key: string): void => {
     const state = cache.get(key);
     if (state === undefined) return;
@@ -91,7 +99,11 @@ export async function openKafkaControllerStateStore(options: {
         );
         return;
       }
-      latestSaves.set(event.key, { partition: event.partition, offset: event.offset });
+      const at = { partition: event.partition, offset: event.offset, timestamp: event.timestamp };
+      const known = latestSaves.get(event.key);
+      // Partitions are read side by side: an older save on another partition may come later.
+      if (known !== undefined && !isNewer(at, known)) return;
+      latestSaves.set(event.key, at);
       if (event.offset >= (replayEnds.get(event.partition) ?? 0n))
         remember(event.key, stateOf(event.payload));
       else forget(event.key);
@@ -99,6 +111,9 @@ export async function openKafkaControllerStateStore(options: {
     onUndecodable: (record, reason) => {
       const key = record.key?.toString('utf8');
       if (key === undefined) return;
+      const known = latestSaves.get(key);
+      const at = { partition: record.partition, offset: record.offset, timestamp: record.timestamp };
+      if (known !== undefined && !isNewer(at, known)) return;
       // A tombstone deletes the state; a state that cannot be read is no state (the controller is rebuilt).
       latestSaves.delete(key);
       forget(key);
@@ -110,34 +125,26 @@ export async function openKafkaControllerStateStore(options: {
     },
   });
 
+  /** Read-backs running now: close() stops them. */
+  const readingNow = new Set<TopicReader>();
+  const stopQuietly = (again: TopicReader): void => {
+    readingNow.delete(again);
+    again.stop().catch((error: unknown) => logger.warn({ err: error }, 'cannot stop a read-back'));
+  };
+
   /**
    * The newest save of `experiment` at or after `from`, read back from the topic: its state, or
    * undefined for a tombstone; null when the partition holds nothing of the key from there.
+   * UNAVAILABLE when that is not done by `deadline`.
    */
   async function readBack(
     experiment: string,
     from: SavedAt,
+    deadline: number,
   ): Promise<{ readonly at: SavedAt; readonly state: Uint8Array | undefined } | null> {
     let newest: { at: SavedAt; state: Uint8Array | undefined } | null = null;
-    const again = await readTopic(bus, {
-      topic: TOPIC,
-      from,
-      until: 'end',
-      key: experiment,
-      onEvent: (event) => {
-        if (event.eventType === 'NasControllerStateSaved')
-          newest = {
-            at: { partition: event.partition, offset: event.offset },
-            state: stateOf(event.payload),
-          };
-      },
-      onUndecodable: (record) => {
-        if (record.value === null)
-          newest = { at: { partition: record.partition, offset: record.offset }, state: undefined };
-      },
-    });
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
+    const late = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () =>
           reject(
@@ -145,31 +152,63 @@ export async function openKafkaControllerStateStore(options: {
               `${TOPIC}: the state of ${experiment} was not read back within ${catchUpTimeoutMs} ms`,
             ),
           ),
-        catchUpTimeoutMs,
+        Math.max(0, deadline - Date.now()),
       );
     });
+    const starting = readTopic(bus, {
+      topic: TOPIC,
+      from,
+      until: 'end',
+      key: experiment,
+      onEvent: (event) => {
+        if (event.eventType === 'NasControllerStateSaved')
+          newest = {
+            at: { partition: event.partition, offset: event.offset, timestamp: event.timestamp },
+            state: stateOf(event.payload),
+          };
+      },
+      onUndecodable: (record) => {
+        if (record.value === null)
+          newest = {
+            at: { partition: record.partition, offset: record.offset, timestamp: record.timestamp },
+            state: undefined,
+          };
+      },
+    });
+    // A reader that starts after the deadline is stopped as soon as it exists.
+    starting.then(
+      (again) => {
+        if (closed || Date.now() >= deadline) stopQuietly(again);
+        else readingNow.add(again);
+      },
+      () => undefined,
+    );
     try {
-      await Promise.race([again.done, timedOut]);
+      const again = await Promise.race([starting, late]);
+      try {
+        await Promise.race([again.done, late]);
+      } finally {
+        stopQuietly(again);
+      }
     } finally {
       clearTimeout(timer);
-      await again.stop();
     }
     return newest;
   }
 
-  /** Concurrent misses of one key share one read back. */
+  /** Concurrent misses of one key share one read back (and its deadline). */
   const readingBack = new Map<string, Promise<Uint8Array | undefined>>();
-  async function readBackLatest(experiment: string): Promise<Uint8Array | undefined> {
+  async function readBackLatest(experiment: string, deadline: number): Promise<Uint8Array | undefined> {
     for (;;) {
       const known = latestSaves.get(experiment);
       if (known === undefined) return undefined;
       const cached = cache.get(experiment);
       if (cached !== undefined) return cached;
-      const found = await readBack(experiment, known);
+      const found = await readBack(experiment, known, deadline);
       const now = latestSaves.get(experiment);
       if (found === null) {
         // Nothing of the key from its latest known save on: the topic lost it (retention, deletion).
-        if (now !== undefined && now.offset > known.offset) continue;
+        if (now !== undefined && isNewer(now, known)) continue;
         logger.warn(
           { experiment, partition: known.partition, offset: known.offset.toString() },
           'controller state not found again; treated as none',
@@ -177,8 +216,8 @@ export async function openKafkaControllerStateStore(options: {
         return undefined;
       }
       // The follower saw a newer save than the read back reached (or a tombstone): look again.
-      if (now === undefined || now.offset > found.at.offset) continue;
-      if (found.state !== undefined && found.at.offset === now.offset) remember(experiment, found.state);
+      if (now === undefined || isNewer(now, found.at)) continue;
+      if (found.state !== undefined && isSame(found.at, now)) remember(experiment, found.state);
       return found.state;
     }
   }
@@ -186,6 +225,7 @@ export async function openKafkaControllerStateStore(options: {
   await reader.joined;
   return {
     async latest(experiment) {
+      const deadline = Date.now() + catchUpTimeoutMs;
       await reader.caughtUp(catchUpTimeoutMs);
       if (!latestSaves.has(experiment)) return undefined;
       const cached = cache.get(experiment);
@@ -195,7 +235,7 @@ export async function openKafkaControllerStateStore(options: {
       }
       let reading = readingBack.get(experiment);
       if (reading === undefined) {
-        reading = readBackLatest(experiment).finally(() => readingBack.delete(experiment));
+        reading = readBackLatest(experiment, deadline).finally(() => readingBack.delete(experiment));
         readingBack.set(experiment, reading);
       }
       return reading;
@@ -217,6 +257,10 @@ export async function openKafkaControllerStateStore(options: {
       ]);
     },
     heldBytes: () => cachedBytes,
-    close: () => reader.stop(),
+    async close() {
+      closed = true;
+      for (const again of [...readingNow]) stopQuietly(again);
+      await reader.stop();
+    },
   };
 }
