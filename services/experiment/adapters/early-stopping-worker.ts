@@ -16,6 +16,7 @@ import {
   type TopicReader,
 } from '../../../shared/bus/index.ts';
 import type { Clock } from '../../../shared/clock.ts';
+import { unavailable } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { EARLY_STOPPED, earlyStoppedEventId, earlyStoppedPayload } from '../earlystopping/requests.ts';
 import { createTracker, type RulesIssued, type StopDecision } from '../earlystopping/tracker.ts';
@@ -195,8 +196,28 @@ export async function startEarlyStoppingWorker(
   return {
     joined: observations.joined,
     async settled(timeoutMs) {
-      await observations!.caughtUp(timeoutMs);
-      while (flushing) await flushing;
+      const deadline = Date.now() + timeoutMs;
+      const left = () => Math.max(0, deadline - Date.now());
+      // Rules and statuses first: without them an observation read decides nothing yet.
+      await Promise.all([rulesReader.caughtUp(left()), statusReader.caughtUp(left())]);
+      await observations!.caughtUp(left());
+      while (flushing) {
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () =>
+              reject(
+                unavailable(`the early-stopping worker did not publish its stops within ${timeoutMs} ms`),
+              ),
+            left(),
+          );
+        });
+        try {
+          await Promise.race([flushing, late]);
+        } finally {
+          clearTimeout(timer);
+        }
+      }
     },
     async stop() {
       await observations.stop();
