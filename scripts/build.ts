@@ -3,7 +3,7 @@
 // process: ~27 MiB RSS per experiment service. tsc emits the JavaScript (imports rewritten to
 // .js); the files the services read at run time (.proto, .avsc, the web page) are copied beside it.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -14,22 +14,52 @@ export const BENCH_BUILD = join(ROOT, '.build', 'bench');
 
 /**
  * Builds the sources into `outDir` (dist/ by default); throws with tsc's output when they do not
- * compile. The build is made beside it and renamed into place: a failed build leaves the previous
- * one whole, and a process started from it never finds a half-written folder.
+ * compile. The build is made in .build/ and renamed into place: a failed build leaves the previous
+ * one whole, a process started from it never finds a half-written folder, and of two builds at once
+ * the last to finish is the one in place.
  */
 export function build(outDir: string = DIST): void {
-  const staging = `${outDir}.staging-${process.pid}`;
-  rmSync(staging, { recursive: true, force: true });
+  const work = join(ROOT, '.build');
+  mkdirSync(work, { recursive: true });
+  removeLeftovers(work);
+  const staging = join(work, `staging-${process.pid}`);
+  const previous = join(work, `previous-${process.pid}`);
   try {
     compile(staging);
-  } catch (error) {
+    for (let attempt = 1; ; attempt++) {
+      if (existsSync(outDir)) renameSync(outDir, previous);
+      try {
+        renameSync(staging, outDir);
+        break;
+      } catch (error) {
+        // Another build put its folder in place between the two renames: move that one aside too.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (attempt >= 5 || (code !== 'ENOTEMPTY' && code !== 'EEXIST')) throw error;
+        rmSync(previous, { recursive: true, force: true });
+      }
+    }
+  } finally {
     rmSync(staging, { recursive: true, force: true });
-    throw error;
+    rmSync(previous, { recursive: true, force: true });
   }
-  const previous = `${outDir}.previous-${process.pid}`;
-  if (existsSync(outDir)) renameSync(outDir, previous);
-  renameSync(staging, outDir);
-  rmSync(previous, { recursive: true, force: true });
+}
+
+/** Staging folders of builds that were killed (their process is gone). */
+function removeLeftovers(work: string): void {
+  for (const name of readdirSync(work)) {
+    const pid = /^(?:staging|previous)-(\d+)$/.exec(name)?.[1];
+    if (pid !== undefined && !processIsAlive(Number(pid)))
+      rmSync(join(work, name), { recursive: true, force: true });
+  }
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 function compile(outDir: string): void {
