@@ -196,9 +196,10 @@ describe('suggestion worker threads on demand', () => {
       const first = await pool.run(boRequest(12));
       expect(first.reply.parameter_assignments).toHaveLength(1);
       expect(pool.threads()).toBe(1);
-      // Two calls at once use both threads.
-      await Promise.all([pool.run(boRequest(13)), pool.run(boRequest(14))]);
+      // Two calls at once use both threads (a thread starts when the call is queued).
+      const both = Promise.all([pool.run(boRequest(13)), pool.run(boRequest(14))]);
       expect(pool.threads()).toBe(2);
+      await both;
       await vi.waitFor(() => expect(pool.threads()).toBe(0), { timeout: 10_000, interval: 100 });
       // A call after the threads stopped starts one again.
       expect((await pool.run(boRequest(15))).reply.parameter_assignments).toHaveLength(1);
