@@ -16,7 +16,7 @@ import {
   type TopicReader,
 } from '../../../shared/bus/index.ts';
 import type { Clock } from '../../../shared/clock.ts';
-import { unavailable } from '../../../shared/errors.ts';
+import { beforeDeadline } from '../../../shared/deadline.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { EARLY_STOPPED, earlyStoppedEventId, earlyStoppedPayload } from '../earlystopping/requests.ts';
 import { createTracker, type RulesIssued, type StopDecision } from '../earlystopping/tracker.ts';
@@ -201,23 +201,12 @@ export async function startEarlyStoppingWorker(
       // Rules and statuses first: without them an observation read decides nothing yet.
       await Promise.all([rulesReader.caughtUp(left()), statusReader.caughtUp(left())]);
       await observations!.caughtUp(left());
-      while (flushing) {
-        let timer: NodeJS.Timeout | undefined;
-        const late = new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () =>
-              reject(
-                unavailable(`the early-stopping worker did not publish its stops within ${timeoutMs} ms`),
-              ),
-            left(),
-          );
-        });
-        try {
-          await Promise.race([flushing, late]);
-        } finally {
-          clearTimeout(timer);
-        }
-      }
+      while (flushing)
+        await beforeDeadline(
+          flushing,
+          deadline,
+          () => `the early-stopping worker did not publish its stops within ${timeoutMs} ms`,
+        );
     },
     async stop() {
       await observations.stop();

@@ -17,7 +17,7 @@ import {
   type TopicReader,
 } from '../../../shared/bus/index.ts';
 import type { Clock } from '../../../shared/clock.ts';
-import { unavailable } from '../../../shared/errors.ts';
+import { beforeDeadline } from '../../../shared/deadline.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import type { ControllerStateStore } from '../ports.ts';
 
@@ -143,18 +143,7 @@ export async function openKafkaControllerStateStore(options: {
     deadline: number,
   ): Promise<{ readonly at: SavedAt; readonly state: Uint8Array | undefined } | null> {
     let newest: { at: SavedAt; state: Uint8Array | undefined } | null = null;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            unavailable(
-              `${TOPIC}: the state of ${experiment} was not read back within ${catchUpTimeoutMs} ms`,
-            ),
-          ),
-        Math.max(0, deadline - Date.now()),
-      );
-    });
+    const late = () => `${TOPIC}: the state of ${experiment} was not read back within ${catchUpTimeoutMs} ms`;
     const starting = readTopic(bus, {
       topic: TOPIC,
       from,
@@ -183,15 +172,11 @@ export async function openKafkaControllerStateStore(options: {
       },
       () => undefined,
     );
+    const again = await beforeDeadline(starting, deadline, late);
     try {
-      const again = await Promise.race([starting, late]);
-      try {
-        await Promise.race([again.done, late]);
-      } finally {
-        stopQuietly(again);
-      }
+      await beforeDeadline(again.done, deadline, late);
     } finally {
-      clearTimeout(timer);
+      stopQuietly(again);
     }
     return newest;
   }
