@@ -41,6 +41,30 @@ export const descriptors = (...lists: Array<Record<string, string> | Array<[stri
     entries: (Array.isArray(list) ? list : Object.entries(list)).map(([key, value]) => ({ key, value })),
   }));
 
+/**
+ * Calls on new connections until every decision worker of `server` has answered one (the primary
+ * hands connections out in turn, but on a loaded machine a worker's stats reply may come late);
+ * `check` runs on each answer, and an answer it refuses fails the wait with its assertion.
+ */
+export async function askEveryWorker(
+  server: RatelimitServer,
+  workers: number,
+  request: () => Partial<WireRequest>,
+  check: (reply: WireResponse) => void,
+): Promise<void> {
+  await waitFor(
+    `each of ${workers} workers to answer`,
+    async () => {
+      check(await server.shouldRateLimitOnNewConnection(request()));
+      const served = (await server.debug('/stats'))
+        .split('\n')
+        .filter((line) => /^ratelimit\.worker\.\d+\.total_requests: [1-9]/.test(line));
+      return served.length === workers;
+    },
+    { timeoutMs: 20_000 },
+  );
+}
+
 export async function startRatelimitServer(
   settings: Record<string, string>,
   /** built: run the JavaScript `build()` wrote into this folder (what `npm start` runs) instead of the sources. */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
+  askEveryWorker,
   createRuntimeFolder,
   descriptors,
   type RatelimitServer,
@@ -237,23 +238,12 @@ describe('ratelimit configuration broadcast on Kafka', () => {
       expect(answer.overall_code).toBe('OVER_LIMIT');
       expect(await instance.debug('/metrics')).toContain(`ratelimit_config_version_info{version="${next}"`);
     }
-    // Every worker of the two-worker follower applied it: calls on new connections, until both
-    // workers have answered one, each answer by the new configuration.
-    const withWorkers = followers[1]!;
-    await waitFor(
-      'both workers to answer by the new configuration',
-      async () => {
-        const answer = await withWorkers.shouldRateLimitOnNewConnection({
-          domain: 'reload',
-          descriptors: descriptors({ block: random() }) as never,
-        });
-        expect(answer.overall_code).toBe('OVER_LIMIT');
-        const served = (await withWorkers.debug('/stats'))
-          .split('\n')
-          .filter((line) => /^ratelimit\.worker\.\d+\.total_requests: [1-9]/.test(line));
-        return served.length === 2;
-      },
-      { timeoutMs: 20_000 },
+    // Every worker of the two-worker follower applied it: each answers by the new configuration.
+    await askEveryWorker(
+      followers[1]!,
+      2,
+      () => ({ domain: 'reload', descriptors: descriptors({ block: random() }) as never }),
+      (answer) => expect(answer.overall_code).toBe('OVER_LIMIT'),
     );
   });
 

@@ -11,7 +11,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ServerCredentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type AdsServer, type RlsConfigResource, startAdsServer } from '../helpers/ads-server.ts';
-import { descriptors, type RatelimitServer, startRatelimitServer } from '../helpers/ratelimit-server.ts';
+import {
+  askEveryWorker,
+  descriptors,
+  type RatelimitServer,
+  startRatelimitServer,
+} from '../helpers/ratelimit-server.ts';
 import { clientLeaf, makeCa, serverLeaf } from '../helpers/tls-certs.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
@@ -192,23 +197,12 @@ describe('rate limit configuration from an xDS management server', () => {
       RATELIMIT_WORKERS: '2',
     });
     try {
-      // New connections until both workers have answered one (the primary hands connections out in
-      // turn, but a loaded machine may leave a worker's stats reply late): each answer has the limit
-      // of the xDS snapshot, which only the primary received.
-      await waitFor(
-        'both workers to answer with the xDS limit',
-        async () => {
-          const reply = await workers.shouldRateLimitOnNewConnection({
-            domain: 'xds',
-            descriptors: descriptors({ user: random() }) as never,
-          });
-          expect(reply.statuses[0]?.current_limit?.requests_per_unit).toBe(500);
-          const served = (await workers.debug('/stats'))
-            .split('\n')
-            .filter((line) => /^ratelimit\.worker\.\d+\.total_requests: [1-9]/.test(line));
-          return served.length === 2;
-        },
-        { timeoutMs: 20_000 },
+      // Each worker answers with the limit of the xDS snapshot, which only the primary received.
+      await askEveryWorker(
+        workers,
+        2,
+        () => ({ domain: 'xds', descriptors: descriptors({ user: random() }) as never }),
+        (reply) => expect(reply.statuses[0]?.current_limit?.requests_per_unit).toBe(500),
       );
       expect(ads.requests.filter((r) => r.nodeId === 'ratelimit-workers' && r.kind === 'ack')).toHaveLength(
         1,
