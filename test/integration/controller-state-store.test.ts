@@ -160,6 +160,11 @@ describe('kafka store: a topic that gained partitions', () => {
     try {
       await (await open(producer)).save(experiment, saved([1, 1]));
       await bus.client.addPartitions(topic.name, 3);
+      // New partitions answer once they have a leader.
+      await waitFor(
+        'the three partitions to have leaders',
+        async () => (await bus.watermarks(topic.name)).length === 3,
+      );
       // A producer that sees the three partitions puts the next save on the key's new one.
       const fresh = await createEventProducer(bus);
       try {
