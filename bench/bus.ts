@@ -11,7 +11,7 @@ import {
   kafkaSettings,
   type OutgoingEvent,
   readTopic,
-  startWorker,
+  startEventConsumer,
   type TopicDeclaration,
 } from '../shared/bus/index.ts';
 import { createLogger } from '../shared/logger.ts';
@@ -151,7 +151,7 @@ print(
 const sentAt = new Map<string, number>();
 const latencies: number[] = [];
 const group = `bench-${suffix}`;
-const worker = await startWorker({
+const worker = await startEventConsumer({
   bus,
   producer,
   logger,

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_BUILD, build } from '../scripts/build.ts';
 import { createBus, createEventProducer, TOPICS } from '../shared/bus/index.ts';
-import { kafkaSettings } from '../shared/bus/kafka.ts';
+import { kafkaSettings } from '../shared/bus/kafka-settings.ts';
 import { silentLogger } from '../shared/logger.ts';
 import { int, list, readSettings, str } from '../shared/settings.ts';
 import {

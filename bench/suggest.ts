@@ -10,7 +10,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { kafkaSettings } from '../shared/bus/kafka.ts';
+import { kafkaSettings } from '../shared/bus/kafka-settings.ts';
 import { readSettings, str } from '../shared/settings.ts';
 import { type ExperimentServer, startExperimentServer } from '../test/helpers/experiment-server.ts';
 import { anchorFor, RELEASES } from './suggest/anchors.ts';

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Page } from 'puppeteer-core';
-import { kafkaSettings } from '../shared/bus/kafka.ts';
+import { kafkaSettings } from '../shared/bus/kafka-settings.ts';
 import { int, readSettings } from '../shared/settings.ts';
 import { startExperimentServer } from '../test/helpers/experiment-server.ts';
 

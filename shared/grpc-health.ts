@@ -6,7 +6,7 @@ import {
   type sendUnaryData,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
-import { loadPackageDefinition, lookupService } from './grpc.ts';
+import { loadPackageDefinition, lookupService } from './grpc-proto.ts';
 
 /** A status a server reports for itself or one of its services. */
 export type ServingStatus = 'SERVING' | 'NOT_SERVING';

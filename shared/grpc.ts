@@ -1,16 +1,11 @@
-import path from 'node:path';
 import {
-  type GrpcObject,
-  loadPackageDefinition as grpcLoadPackageDefinition,
   type handleUnaryCall,
   type Metadata,
   Server,
   ServerCredentials,
-  type ServiceClientConstructor,
   type ServiceDefinition,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
-import { loadSync, type Options as ProtoLoaderOptions } from '@grpc/proto-loader';
 import { AppError, causedByService, ERROR_TABLE, toAppError } from './errors.ts';
 import type { Logger } from './logger.ts';
 
@@ -21,45 +16,7 @@ export {
   type ReportedStatus,
   type ServingStatus,
 } from './grpc-health.ts';
-
-/** Absolute path of the repository's `proto/` folder; imports inside .proto files are relative to it. */
-export const PROTO_ROOT: string = path.resolve(import.meta.dirname, '..', 'proto');
-
-/** How every .proto file is loaded: field names as written, 64-bit integers and enums as strings. */
-export const PROTO_LOADER_OPTIONS: Readonly<ProtoLoaderOptions> = Object.freeze({
-  keepCase: true,
-  longs: String,
-  enums: String,
-  defaults: true,
-  oneofs: true,
-});
-
-/** Loads .proto files (paths relative to PROTO_ROOT) into grpc-js client constructors and definitions. */
-export function loadPackageDefinition(protoFiles: string[]): GrpcObject {
-  const definition = loadSync(
-    protoFiles.map((file) => path.resolve(PROTO_ROOT, file)),
-    { ...PROTO_LOADER_OPTIONS, includeDirs: [PROTO_ROOT] },
-  );
-  return grpcLoadPackageDefinition(definition);
-}
-
-/**
- * The service with the given fully qualified name (e.g. `grpc.health.v1.Health`) in a loaded
- * package; its `.service` is the ServiceDefinition a server needs, and it constructs clients.
- */
-export function lookupService(root: GrpcObject, fullName: string): ServiceClientConstructor {
-  let node: unknown = root;
-  for (const part of fullName.split('.')) {
-    node =
-      typeof node === 'object' || typeof node === 'function'
-        ? (node as GrpcObject | null)?.[part]
-        : undefined;
-  }
-  if (typeof node !== 'function' || !('service' in node)) {
-    throw new AppError('INTERNAL', `gRPC service ${fullName} is not in the loaded package definition`);
-  }
-  return node as ServiceClientConstructor;
-}
+export { loadPackageDefinition, lookupService, PROTO_LOADER_OPTIONS, PROTO_ROOT } from './grpc-proto.ts';
 
 /** What a unary handler knows about its call besides the request. */
 export interface UnaryContext {
@@ -69,6 +26,8 @@ export interface UnaryContext {
   readonly deadline: Date | number | undefined;
   /** Whether the client has cancelled (or the deadline passed); long handlers may stop early. */
   readonly cancelled: () => boolean;
+  /** The caller's `x-correlation-id`, carried onto the events the call publishes. */
+  readonly correlationId: string | undefined;
 }
 
 export type UnaryHandler<Request, Response> = (request: Request, context: UnaryContext) => Promise<Response>;
@@ -90,6 +49,7 @@ export function unary<Request, Response>(
       peer: call.getPeer(),
       deadline: finiteDeadline(call.getDeadline()),
       cancelled: () => call.cancelled,
+      correlationId: correlationOf(call.metadata),
     };
     const run = async (): Promise<Response> => handler(call.request, context);
     run().then(
@@ -105,6 +65,11 @@ export function unary<Request, Response>(
       },
     );
   };
+}
+
+function correlationOf(metadata: Metadata): string | undefined {
+  const value = metadata.get('x-correlation-id')[0];
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 function finiteDeadline(deadline: Date | number): Date | number | undefined {

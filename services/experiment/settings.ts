@@ -1,4 +1,4 @@
-import { kafkaSettings } from '../../shared/bus/kafka.ts';
+import { kafkaSettings } from '../../shared/bus/kafka-settings.ts';
 import { LOG_LEVELS } from '../../shared/logger.ts';
 import {
   bool,

@@ -1,7 +1,7 @@
 // Every setting of the rate limit service, under envoyproxy/ratelimit's names and defaults
 // (reference 5.7), plus the Kafka broadcast. Read once, checked all at once, frozen.
 import { availableParallelism } from 'node:os';
-import { kafkaSettings } from '../../shared/bus/kafka.ts';
+import { kafkaSettings } from '../../shared/bus/kafka-settings.ts';
 import {
   bool,
   type Env,

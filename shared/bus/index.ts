@@ -1,6 +1,7 @@
 export { type Bus, type BusOptions, createBus } from './bus.ts';
 export { busMetrics } from './bus-metrics.ts';
 export type { RawRecord, Watermarks } from './client/types.ts';
+export { type EventConsumer, type EventConsumerOptions, startEventConsumer } from './event-consumer.ts';
 export {
   type ConsumedEvent,
   decodeRecord,
@@ -11,9 +12,8 @@ export {
   type WritablePayloads,
 } from './events.ts';
 export { HEADERS } from './headers.ts';
-export { kafkaSettings } from './kafka.ts';
+export { kafkaSettings } from './kafka-settings.ts';
 export { partitionOf } from './partitioner.ts';
 export { createEventProducer, type EventProducer } from './producer.ts';
 export { type ReadFrom, type ReadTopicOptions, readTopic, type TopicReader } from './read-topic.ts';
 export { dlqName, dlqOf, TOPICS, type TopicDeclaration } from './topics.ts';
-export { startWorker, type Worker, type WorkerOptions } from './worker.ts';

@@ -1,16 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { unavailable } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import type { KafkaClient } from './client/types.ts';
+import type { KafkaClient, TopicDeclaration } from './client/types.ts';
 
-export interface TopicDeclaration {
-  readonly name: string;
-  readonly partitions: number;
-  readonly cleanupPolicy: 'delete' | 'compact';
-  /** -1 keeps events forever: topics are the record that replay and rebuilds read. */
-  readonly retentionMs: number;
-  readonly maxMessageBytes: number;
-}
+export type { TopicDeclaration };
 
 const MIB = 1024 * 1024;
 

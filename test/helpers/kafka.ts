@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { KafkaClientName } from '../../shared/bus/client/names.ts';
 import { type Bus, createBus, type TopicDeclaration } from '../../shared/bus/index.ts';
-import { kafkaSettings } from '../../shared/bus/kafka.ts';
+import { kafkaSettings } from '../../shared/bus/kafka-settings.ts';
 import { silentLogger } from '../../shared/logger.ts';
 import { readSettings } from '../../shared/settings.ts';
 

@@ -11,15 +11,15 @@ import {
   type ConsumedEvent,
   createEventProducer,
   dlqOf,
+  type EventConsumer,
   type EventProducer,
   type OutgoingEvent,
   type PlacedRecord,
   partitionOf,
   type ReadFrom,
   readTopic,
-  startWorker,
+  startEventConsumer,
   type TopicDeclaration,
-  type Worker,
 } from '../../shared/bus/index.ts';
 import { invalidArgument, unavailable } from '../../shared/errors.ts';
 import { openTestBus, testTopic, topicSize, uniqueName } from '../helpers/kafka.ts';
@@ -40,7 +40,7 @@ const trialOf = (event: ConsumedEvent): string =>
 describe.each(KAFKA_CLIENTS)('on %s', (client) => {
   let bus: Bus;
   let producer: EventProducer;
-  const workers: Worker[] = [];
+  const workers: EventConsumer[] = [];
 
   beforeAll(async () => {
     bus = openTestBus(brokers, client);
@@ -333,7 +333,7 @@ describe.each(KAFKA_CLIENTS)('on %s', (client) => {
       handle: (events: readonly ConsumedEvent[]) => Promise<void>,
       registry?: Registry,
     ) {
-      const worker = await startWorker({
+      const worker = await startEventConsumer({
         bus,
         producer,
         groupId: uniqueName('group'),
@@ -436,7 +436,7 @@ describe.each(KAFKA_CLIENTS)('on %s', (client) => {
         OUT_FILE: outFile,
       };
       const spawnWorker = (delayMs: number): ChildProcess =>
-        spawn(process.execPath, [join(ROOT, 'test/helpers/bus-worker-process.ts')], {
+        spawn(process.execPath, [join(ROOT, 'test/helpers/bus-consumer-process.ts')], {
           env: { ...env, DELAY_MS: String(delayMs) },
           stdio: ['ignore', 'pipe', 'inherit'],
         });

@@ -12,9 +12,9 @@ import {
   type Bus,
   createEventProducer,
   dlqOf,
+  type EventConsumer,
   type EventProducer,
   TOPICS,
-  type Worker,
 } from '../../shared/bus/index.ts';
 import { silentLogger } from '../../shared/logger.ts';
 import { openTestBus, uniqueName } from '../helpers/kafka.ts';
@@ -26,7 +26,7 @@ const folder = mkdtempSync(join(tmpdir(), 'persistence-worker-'));
 let bus: Bus;
 let producer: EventProducer;
 let store: ObservationStore;
-let worker: Worker;
+let worker: EventConsumer;
 
 beforeAll(async () => {
   bus = openTestBus(BROKERS);

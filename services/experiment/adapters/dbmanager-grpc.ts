@@ -25,10 +25,6 @@ export interface DbManagerDeps {
 }
 
 const TOPIC = TOPICS.observations.name;
-const correlationOf = (metadata: { get(key: string): unknown[] }): string | undefined => {
-  const value = metadata.get('x-correlation-id')[0];
-  return typeof value === 'string' ? value : undefined;
-};
 
 /** api.v1.beta1.DBManager: writes go to Kafka (answered once acknowledged), reads behind the barrier. */
 export function createDbManagerHandlers(deps: DbManagerDeps): UntypedServiceImplementation {
@@ -36,9 +32,8 @@ export function createDbManagerHandlers(deps: DbManagerDeps): UntypedServiceImpl
   return {
     ReportObservationLog: unary<ReportObservationLogRequest__Output, ReportObservationLogReply>(
       'DBManager.ReportObservationLog',
-      async (request, { metadata }) => {
+      async (request, { correlationId }) => {
         const payload = toReportedEvent(request, { eventId: randomUUID(), now: clock.now() });
-        const correlationId = correlationOf(metadata);
         await producer.publish(TOPIC, [
           {
             eventType: 'ObservationLogReported',
@@ -71,9 +66,8 @@ export function createDbManagerHandlers(deps: DbManagerDeps): UntypedServiceImpl
     ),
     DeleteObservationLog: unary<DeleteObservationLogRequest__Output, DeleteObservationLogReply>(
       'DBManager.DeleteObservationLog',
-      async (request, { metadata }) => {
+      async (request, { correlationId }) => {
         const payload = toDeletedEvent(request.trial_name, { eventId: randomUUID(), now: clock.now() });
-        const correlationId = correlationOf(metadata);
         await producer.publish(TOPIC, [
           {
             eventType: 'ObservationLogDeleted',

@@ -66,7 +66,7 @@ export function createEarlyStoppingHandlers(deps: EarlyStoppingDeps): UntypedSer
 
     GetEarlyStoppingRules: unary<GetEarlyStoppingRulesRequest__Output, GetEarlyStoppingRulesReply>(
       'EarlyStopping.GetEarlyStoppingRules',
-      async (request) => {
+      async (request, { correlationId }) => {
         const rulesRequest = toRulesRequest(request);
         const read = rulesRequest.dbManagerAddress
           ? deps.remoteCurves(rulesRequest.dbManagerAddress)
@@ -86,6 +86,7 @@ export function createEarlyStoppingHandlers(deps: EarlyStoppingDeps): UntypedSer
             eventType: 'EarlyStoppingRulesIssued',
             key: rulesRequest.experimentName,
             payload: rulesIssuedPayload(rulesRequest, rules, { eventId: randomUUID(), now: clock.now() }),
+            ...(correlationId ? { correlationId } : {}),
           },
         ]);
         return {
@@ -102,7 +103,7 @@ export function createEarlyStoppingHandlers(deps: EarlyStoppingDeps): UntypedSer
 
     SetTrialStatus: unary<SetTrialStatusRequest__Output, SetTrialStatusReply>(
       'EarlyStopping.SetTrialStatus',
-      async (request) => {
+      async (request, { correlationId }) => {
         const trialName = toTrialName(request);
         await Promise.all([
           deps.observationsBarrier.waitFor(trialName),
@@ -126,6 +127,7 @@ export function createEarlyStoppingHandlers(deps: EarlyStoppingDeps): UntypedSer
               source: 'SetTrialStatus',
               now: clock.now(),
             }),
+            ...(correlationId ? { correlationId } : {}),
           },
         ]);
         return {};

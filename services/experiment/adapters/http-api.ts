@@ -2,13 +2,12 @@
 // the gRPC handlers (shared/grpc-http.ts), read endpoints over the read model and the observation
 // store (JSON, or CSV with ?format=csv), live streams (SSE), and the web page with its assets.
 import { readFile } from 'node:fs/promises';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { AppError, invalidArgument, notFound, toAppError, unavailable } from '../../../shared/errors.ts';
+import { AppError, invalidArgument, notFound, toAppError } from '../../../shared/errors.ts';
 import { errorAnswer, type GrpcJsonGateway } from '../../../shared/grpc-http.ts';
+import { type HttpListener, startHttpListener } from '../../../shared/http-listener.ts';
 import type { Logger } from '../../../shared/logger.ts';
-import { createServer } from '../../../shared/node-http.ts';
 import { toQuery } from '../domain/observations.ts';
 import { toCsv } from '../domain/read-model.ts';
 import type { ObservationStore } from '../ports.ts';
@@ -26,10 +25,7 @@ export interface HttpApiDeps {
   readonly assets: ReadonlyMap<string, { readonly file: string; readonly type: string }>;
 }
 
-export interface RunningHttpApi {
-  readonly port: number;
-  stop(): Promise<void>;
-}
+export type RunningHttpApi = HttpListener;
 
 type Format = 'json' | 'csv';
 
@@ -316,28 +312,18 @@ export function createHttpApiHandler(deps: HttpApiDeps): (req: IncomingMessage, 
   };
 }
 
-export async function startHttpApi(
+export function startHttpApi(
   deps: HttpApiDeps & { readonly host: string; readonly port: number },
 ): Promise<RunningHttpApi> {
-  const server: Server = createServer(createHttpApiHandler(deps));
-  server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) =>
-      reject(unavailable(`cannot bind HTTP server to ${deps.host}:${deps.port}: ${error.message}`, error)),
-    );
-    server.listen(deps.port, deps.host, () => resolve());
+  // Live streams never end by themselves; the hub is stopped first, anything left is cut after 1 s.
+  return startHttpListener({
+    name: 'HTTP server',
+    host: deps.host,
+    port: deps.port,
+    handler: createHttpApiHandler(deps),
+    keepAliveTimeoutMs: 5_000,
+    closeGraceMs: 1_000,
   });
-  const port = (server.address() as AddressInfo).port;
-  return {
-    port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        // Live streams never end by themselves; the hub was stopped first, anything left is cut.
-        setTimeout(() => server.closeAllConnections(), 1_000).unref();
-      }),
-  };
 }
 
 /** The page's files and the charting library from its npm package. */

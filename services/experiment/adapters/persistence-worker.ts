@@ -1,5 +1,11 @@
 import type { Registry } from 'prom-client';
-import { type Bus, type EventProducer, startWorker, TOPICS, type Worker } from '../../../shared/bus/index.ts';
+import {
+  type Bus,
+  type EventConsumer,
+  type EventProducer,
+  startEventConsumer,
+  TOPICS,
+} from '../../../shared/bus/index.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { toChange } from '../domain/observations.ts';
 import { readModelChanges } from '../domain/read-model.ts';
@@ -23,9 +29,9 @@ export function startPersistenceWorker(deps: {
   sessionTimeoutMs: number;
   logger: Logger;
   registry?: Registry;
-}): Promise<Worker> {
+}): Promise<EventConsumer> {
   const { store, readModel } = deps;
-  return startWorker({
+  return startEventConsumer({
     bus: deps.bus,
     producer: deps.producer,
     logger: deps.logger.child({ component: 'persistence' }),

@@ -73,7 +73,7 @@ export function createSuggestionHandlers(deps: SuggestionDeps): UntypedServiceIm
   return {
     GetSuggestions: unary<GetSuggestionsRequest__Output, GetSuggestionsReply>(
       'Suggestion.GetSuggestions',
-      async (request, { metadata }) => {
+      async (request, { correlationId }) => {
         const experimentName = request.experiment?.name ?? '';
         const algorithmName = request.experiment?.spec?.algorithm?.algorithm_name ?? '';
         const stateful = algorithms.get(algorithmName)?.stateful === true;
@@ -99,13 +99,12 @@ export function createSuggestionHandlers(deps: SuggestionDeps): UntypedServiceIm
         };
         const result = stateful ? await oneAtATime(experimentName, compute) : await compute();
         computeSeconds.observe({ algorithm: result.algorithmName }, computeMs / 1000);
-        const correlationId = metadata.get('x-correlation-id')[0];
         await producer.publish(TOPIC, [
           {
             eventType: 'SuggestionsIssued',
             key: request.experiment?.name ?? '',
             payload: toSuggestionsIssuedEvent(request, result, { eventId: randomUUID(), now: clock.now() }),
-            ...(typeof correlationId === 'string' ? { correlationId } : {}),
+            ...(correlationId ? { correlationId } : {}),
           },
         ]);
         logger.debug(

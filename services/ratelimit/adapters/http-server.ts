@@ -1,10 +1,9 @@
 // The HTTP listener (PORT, default 8080): POST /json decides (200 OK, 429 OVER_LIMIT, protojson
 // body; any failure 400 `Bad Request`), /healthcheck answers 200 `OK` or 500, the rest 404.
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { causedByService, toAppError, unavailable } from '../../../shared/errors.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { causedByService, toAppError } from '../../../shared/errors.ts';
+import { type HttpListener, startHttpListener } from '../../../shared/http-listener.ts';
 import type { Logger } from '../../../shared/logger.ts';
-import { createServer } from '../../../shared/node-http.ts';
 import type { RateLimitService } from '../service.ts';
 import type { HealthState } from './health.ts';
 import { parseJsonRequest, toJsonResponse } from './json-codec.ts';
@@ -12,10 +11,7 @@ import { fromWireRequest } from './wire.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
-export interface RunningHttpServer {
-  readonly port: number;
-  stop(): Promise<void>;
-}
+export type RunningHttpServer = HttpListener;
 
 export function createHttpHandler(deps: {
   service: RateLimitService;
@@ -89,27 +85,7 @@ export async function startHttpServer(options: {
   name: string;
   logger: Logger;
 }): Promise<RunningHttpServer> {
-  const server: Server = createServer({ keepAliveTimeout: 65_000 }, options.handler);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) =>
-      reject(
-        unavailable(
-          `${options.name}: cannot listen on ${options.host}:${options.port}: ${error.message}`,
-          error,
-        ),
-      ),
-    );
-    server.listen(options.port, options.host, resolve);
-  });
-  const port = (server.address() as AddressInfo).port;
-  options.logger.warn({ address: `${options.host}:${port}` }, `${options.name} listening`);
-  return {
-    port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 2_000).unref();
-      }),
-  };
+  const listener = await startHttpListener({ ...options, keepAliveTimeoutMs: 65_000, closeGraceMs: 2_000 });
+  options.logger.warn({ address: `${options.host}:${listener.port}` }, `${options.name} listening`);
+  return listener;
 }

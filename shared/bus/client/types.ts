@@ -1,7 +1,16 @@
 // What the bus needs from a Kafka client library. Only the files in this folder import one, so
 // changing the library is a change to this folder alone (a lint rule keeps it so).
 import type { Logger } from '../../logger.ts';
-import type { TopicDeclaration } from '../topics.ts';
+
+/** A topic as the bus declares it; the client creates it so. */
+export interface TopicDeclaration {
+  readonly name: string;
+  readonly partitions: number;
+  readonly cleanupPolicy: 'delete' | 'compact';
+  /** -1 keeps events forever: topics are the record that replay and rebuilds read. */
+  readonly retentionMs: number;
+  readonly maxMessageBytes: number;
+}
 
 /** A record as it was read, before decoding. */
 export interface RawRecord {

@@ -4,6 +4,7 @@ import {
   type ClientReadableStream,
   credentials,
   loadPackageDefinition as grpcLoadPackageDefinition,
+  Metadata,
   type ServiceError,
   status,
 } from '@grpc/grpc-js';
@@ -19,6 +20,7 @@ import {
   PROTO_ROOT,
   type RunningGrpcServer,
   startGrpcServer,
+  type UnaryContext,
   unary,
 } from '../../../shared/grpc.ts';
 import { silentLogger } from '../../../shared/logger.ts';
@@ -40,6 +42,12 @@ interface LogLine {
   err?: { type?: string; message?: string };
 }
 type Callback<T> = (error: ServiceError | null, value?: T) => void;
+type UnaryWithMetadata = (
+  request: unknown,
+  metadata: Metadata,
+  options: { deadline: number },
+  callback: Callback<unknown>,
+) => void;
 type UnaryMethod<Req, Res> = (request: Req, options: { deadline: number }, callback: Callback<Res>) => void;
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures/proto');
@@ -67,11 +75,13 @@ function expectStatus(result: unknown, code: status, details?: string): void {
 }
 
 /** The test service: behaves as `mode` says, after `delay_ms`. */
-async function say(request: SayRequest): Promise<SayReply> {
+async function say(request: SayRequest, context: UnaryContext): Promise<SayReply> {
   if (request.delay_ms > 0) await sleep(request.delay_ms);
   switch (request.mode) {
     case 'ok':
       return { text: `echo: ${request.text}` };
+    case 'correlation':
+      return { text: context.correlationId ?? '(none)' };
     case 'invalid':
       throw new AppError('INVALID_ARGUMENT', 'field x: bad');
     case 'not_found':
@@ -116,6 +126,25 @@ describe('unary handlers on a real server', () => {
 
   it('binds a free port when asked for port 0', () => {
     expect(running.port).toBeGreaterThan(0);
+  });
+
+  it("hands the handler the caller's x-correlation-id, and none when it sent none", async () => {
+    const withId = await new Promise<SayReply>((resolve, reject) => {
+      const metadata = new Metadata();
+      metadata.set('x-correlation-id', 'req-42');
+      const say = (client as unknown as Record<string, UnaryWithMetadata>).Say;
+      say?.call(
+        client,
+        { text: '', mode: 'correlation' },
+        metadata,
+        { deadline: Date.now() + 5_000 },
+        (error, value) => (error ? reject(error) : resolve(value as SayReply)),
+      );
+    });
+    expect(withId).toEqual({ text: 'req-42' });
+    expect(await call<SayReply>(client, 'Say', { text: '', mode: 'correlation' })).toEqual({
+      text: '(none)',
+    });
   });
 
   it('answers with what the handler resolves', async () => {

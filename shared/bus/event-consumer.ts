@@ -1,4 +1,4 @@
-// A worker: a consumer group that applies events with a handler and commits each batch only after
+// An event consumer: a consumer group that applies events with a handler and commits each batch only after
 // the handler's effect is done (at-least-once), retrying what may pass and dead-lettering what never will.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry } from 'prom-client';
@@ -10,7 +10,7 @@ import type { BatchContext, FetchedBatch } from './client/types.ts';
 import { type ConsumedEvent, decodeRecord, type EventPayloads, type PlacedRecord } from './events.ts';
 import type { EventProducer } from './producer.ts';
 
-export interface WorkerOptions<E = EventPayloads> {
+export interface EventConsumerOptions<E = EventPayloads> {
   readonly bus: Bus;
   /** Sends dead letters. */
   readonly producer: Pick<EventProducer, 'deadLetter'>;
@@ -42,7 +42,7 @@ export interface WorkerOptions<E = EventPayloads> {
   readonly registry?: Registry;
 }
 
-export interface Worker {
+export interface EventConsumer {
   /** Resolves once the consumer joined its group (partitions assigned). */
   readonly joined: Promise<void>;
   /** Finishes the batch in hand, commits it, and leaves the group. */
@@ -54,9 +54,11 @@ interface Received<E> {
   readonly event: ConsumedEvent<E>;
 }
 
-export async function startWorker<E = EventPayloads>(options: WorkerOptions<E>): Promise<Worker> {
+export async function startEventConsumer<E = EventPayloads>(
+  options: EventConsumerOptions<E>,
+): Promise<EventConsumer> {
   const { bus, producer, groupId, handle } = options;
-  const logger = (options.logger ?? bus.logger).child({ component: 'worker', group: groupId });
+  const logger = (options.logger ?? bus.logger).child({ group: groupId });
   const attempts = options.retry?.attempts ?? 5;
   const initialDelayMs = options.retry?.initialDelayMs ?? 100;
   const maxDelayMs = options.retry?.maxDelayMs ?? 5_000;

@@ -3,16 +3,16 @@
 // already in the file are skipped, which is what makes redelivery harmless.
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createBus, createEventProducer, startWorker } from '../../shared/bus/index.ts';
+import { createBus, createEventProducer, startEventConsumer } from '../../shared/bus/index.ts';
 import { createLifecycle } from '../../shared/lifecycle.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { testKafkaClient } from './kafka.ts';
 
 const { KAFKA_BROKERS = '', TOPIC = '', GROUP = '', OUT_FILE = '', DELAY_MS = '0' } = process.env;
-const logger = createLogger({ name: 'bus-worker-process', level: 'warn' });
+const logger = createLogger({ name: 'bus-consumer-process', level: 'warn' });
 const bus = createBus({
   brokers: KAFKA_BROKERS.split(','),
-  clientId: 'bus-worker-process',
+  clientId: 'bus-consumer-process',
   client: testKafkaClient,
   logger,
 });
@@ -25,7 +25,7 @@ lifecycle.onStop('out file', () => closeSync(out));
 
 const producer = await createEventProducer(bus);
 lifecycle.onStop('producer', () => producer.disconnect());
-const worker = await startWorker({
+const worker = await startEventConsumer({
   bus,
   producer,
   logger,
