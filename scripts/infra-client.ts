@@ -12,6 +12,8 @@ export interface InfraEnv {
   REDIS_URL: string;
   MEMCACHE_HOST_PORT: string;
   POSTGRES_URL: string;
+  /** The three brokers of `infra.sh up kafka-cluster` (started only by the tests that need it). */
+  KAFKA_CLUSTER_BROKERS: string;
   ETCD34_BIN_DIR: string;
   ETCD35_BIN_DIR: string;
 }
@@ -22,9 +24,13 @@ export interface InfraSession {
   stopStarted(): void;
 }
 
-const run = (...args: string[]) => execFileSync('bash', [INFRA, ...args], { encoding: 'utf8' });
+/**
+ * `product` is what `npm start` runs; `test` is the tests' own set (other ports, other data), so
+ * a test run never shows in the product nor stops it.
+ */
+export type InfraProfile = 'product' | 'test';
 
-function runningServers(): Set<string> {
+function runningServers(run: (...args: string[]) => string): Set<string> {
   return new Set(
     run('status')
       .split('\n')
@@ -35,22 +41,24 @@ function runningServers(): Set<string> {
 }
 
 /** Runs `infra.sh up` with its output on this terminal; throws if a server cannot start. */
-export function startInfra(): InfraSession {
-  const before = runningServers();
+export function startInfra(profile: InfraProfile = 'product'): InfraSession {
+  const env = { ...process.env, INFRA_PROFILE: profile };
+  const run = (...args: string[]) => execFileSync('bash', [INFRA, ...args], { encoding: 'utf8', env });
+  const before = runningServers(run);
   const stopStarted = () => {
     const started = SERVERS.filter((s) => !before.has(s));
     if (started.length > 0)
-      spawnSync('bash', [INFRA, 'down', ...started], { stdio: ['ignore', 'inherit', 'inherit'] });
+      spawnSync('bash', [INFRA, 'down', ...started], { stdio: ['ignore', 'inherit', 'inherit'], env });
   };
-  if (spawnSync('bash', [INFRA, 'up'], { stdio: ['ignore', 'inherit', 'inherit'] }).status !== 0) {
+  if (spawnSync('bash', [INFRA, 'up'], { stdio: ['ignore', 'inherit', 'inherit'], env }).status !== 0) {
     stopStarted();
     throw new Error('`scripts/infra.sh up` failed: its message above names the server and its log');
   }
-  const env = Object.fromEntries(
+  const addresses = Object.fromEntries(
     run('env')
       .trim()
       .split('\n')
       .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
   ) as unknown as InfraEnv;
-  return { env, stopStarted };
+  return { env: addresses, stopStarted };
 }

@@ -10,11 +10,12 @@ declare module 'vitest' {
 }
 
 /**
- * Starts (or reuses) the real servers through the project's own script, and stops at the end the
- * ones it had to start. INFRA_KEEP=1 leaves them running for the next run.
+ * Starts (or reuses) the tests' own real servers through the project's own script (its `test`
+ * profile: ports and data apart from what `npm start` runs), and stops at the end the ones it had
+ * to start. INFRA_KEEP=1 leaves them running for the next run.
  */
 export default function setup(project: TestProject): () => void {
-  const infra = startInfra();
+  const infra = startInfra('test');
   project.provide('infra', infra.env);
   return () => {
     if (process.env.INFRA_KEEP !== '1') infra.stopStarted();
