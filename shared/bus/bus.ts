@@ -4,6 +4,7 @@ import { type EventCatalog, loadCatalog } from '../avro/catalog.ts';
 import { notFound, unavailable } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { type KafkaClient, type KafkaClientName, openKafkaClient, type Watermarks } from './client/index.ts';
+import { createKafkaLink, type KafkaLink } from './kafka-link.ts';
 import { ensureTopics, type TopicDeclaration } from './topics.ts';
 
 export interface Bus {
@@ -11,6 +12,8 @@ export interface Bus {
   readonly catalog: EventCatalog;
   readonly logger: Logger;
   readonly clientId: string;
+  /** Whether Kafka answers; calls that need it fail fast through it while it does not. */
+  readonly link: KafkaLink;
   /** Creates the declared topics that are missing (see topics.ts). */
   ensureTopics(declarations: readonly TopicDeclaration[]): Promise<void>;
   topicExists(topic: string): Promise<boolean>;
@@ -38,6 +41,8 @@ export interface BusOptions {
   readonly client?: KafkaClientName;
   /** Default: the product's schemas. */
   readonly catalog?: EventCatalog;
+  /** Replaces the link to Kafka made from the brokers (tests). */
+  readonly link?: KafkaLink;
 }
 
 const cannot = (what: string, error: unknown) =>
@@ -51,58 +56,70 @@ export function createBus(options: BusOptions): Bus {
     logger,
   });
 
-  const topicExists = async (topic: string): Promise<boolean> => {
-    try {
-      return (await client.listTopics()).includes(topic);
-    } catch (error) {
-      throw cannot('list topics', error);
-    }
-  };
+  const link =
+    options.link ?? createKafkaLink({ brokers: options.brokers, clientId: options.clientId, logger });
 
-  const watermarks = async (topic: string): Promise<Watermarks[]> => {
-    try {
-      return await client.watermarks(topic);
-    } catch (error) {
-      if (!(await topicExists(topic))) throw notFound(`topic ${topic} does not exist`);
-      throw cannot(`read the offsets of ${topic}`, error);
-    }
-  };
+  const topicExists = (topic: string): Promise<boolean> =>
+    link.guard('listing topics', async () => {
+      try {
+        return (await client.listTopics()).includes(topic);
+      } catch (error) {
+        throw cannot('list topics', error);
+      }
+    });
+
+  const watermarks = (topic: string): Promise<Watermarks[]> =>
+    link.guard(`reading the offsets of ${topic}`, async () => {
+      try {
+        return await client.watermarks(topic);
+      } catch (error) {
+        if (!(await topicExists(topic))) throw notFound(`topic ${topic} does not exist`);
+        throw cannot(`read the offsets of ${topic}`, error);
+      }
+    });
 
   return {
     client,
     catalog: options.catalog ?? loadCatalog(),
     logger,
     clientId: options.clientId,
+    link,
     ensureTopics: (declarations) => ensureTopics(client, declarations, logger),
     topicExists,
     watermarks,
-    async offsetsAtTime(topic, ms) {
-      try {
-        return await client.offsetsAtTime(topic, ms);
-      } catch (error) {
-        throw cannot(`find the offsets of ${topic} at ${new Date(ms).toISOString()}`, error);
-      }
-    },
-    async committedOffsets(groupId, topic) {
-      try {
-        return await client.committedOffsets(groupId, topic);
-      } catch (error) {
-        throw cannot(`read the offsets group ${groupId} committed on ${topic}`, error);
-      }
-    },
+    offsetsAtTime: (topic, ms) =>
+      link.guard(`finding the offsets of ${topic} at ${new Date(ms).toISOString()}`, async () => {
+        try {
+          return await client.offsetsAtTime(topic, ms);
+        } catch (error) {
+          throw cannot(`find the offsets of ${topic} at ${new Date(ms).toISOString()}`, error);
+        }
+      }),
+    committedOffsets: (groupId, topic) =>
+      link.guard(`reading the offsets group ${groupId} committed on ${topic}`, async () => {
+        try {
+          return await client.committedOffsets(groupId, topic);
+        } catch (error) {
+          throw cannot(`read the offsets group ${groupId} committed on ${topic}`, error);
+        }
+      }),
     async commitTopicEnds(groupId, topics) {
       for (const topic of topics) {
         const ends = await watermarks(topic);
         await client.setCommittedOffsets(groupId, topic, new Map(ends.map((w) => [w.partition, w.high])));
       }
     },
-    async ping() {
-      try {
-        await client.ping();
-      } catch (error) {
-        throw cannot('reach the cluster', error);
-      }
+    ping: () =>
+      link.guard('asking the cluster', async () => {
+        try {
+          await client.ping();
+        } catch (error) {
+          throw cannot('reach the cluster', error);
+        }
+      }),
+    close: () => {
+      link.close();
+      return client.close();
     },
-    close: () => client.close(),
   };
 }

@@ -45,9 +45,14 @@ export interface EventConsumerOptions<E = EventPayloads> {
 export interface EventConsumer {
   /** Resolves once the consumer joined its group (partitions assigned). */
   readonly joined: Promise<void>;
+  /** Rejects when the consumer stopped for good on an error (run it under a supervisor). */
+  readonly ended: Promise<never>;
   /** Finishes the batch in hand, commits it, and leaves the group. */
   stop(): Promise<void>;
 }
+
+/** The client sends a heartbeat only when its interval has passed, so asking often costs nothing. */
+const HEARTBEAT_WHILE_HANDLING_MS = 1_000;
 
 interface Received<E> {
   readonly record: PlacedRecord;
@@ -78,11 +83,18 @@ export async function startEventConsumer<E = EventPayloads>(
     const topic = items[0]!.record.topic;
     for (let attempt = 1; ; attempt++) {
       let failure: AppError;
+      // A long write must not look like a dead member to the group: keep telling it otherwise.
+      const beating = setInterval(
+        () => void context.heartbeat().catch(() => undefined),
+        HEARTBEAT_WHILE_HANDLING_MS,
+      );
       try {
         await handle(items.map((i) => i.event));
         return;
       } catch (error) {
         failure = toAppError(error);
+      } finally {
+        clearInterval(beating);
       }
       if (!failure.retriable) {
         if (items.length === 1) return deadLetter(items[0]!.record, failure.message);
@@ -136,5 +148,5 @@ export async function startEventConsumer<E = EventPayloads>(
   });
   consumer.failed.catch((error: unknown) => logger.error({ err: error }, 'consumer stopped on an error'));
 
-  return { joined: consumer.joined, stop: () => consumer.stop() };
+  return { joined: consumer.joined, ended: consumer.failed, stop: () => consumer.stop() };
 }

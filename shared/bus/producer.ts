@@ -37,13 +37,15 @@ const MAX_COALESCED_BYTES = 4 * 1024 * 1024;
 const PARTITION_COUNT_TTL_MS = 30_000;
 
 export async function createEventProducer<E = WritablePayloads>(bus: Bus): Promise<EventProducer<E>> {
-  const { catalog, client } = bus;
-  let producer: ClientProducer;
-  try {
-    producer = await client.createProducer();
-  } catch (error) {
-    throw unavailable(`kafka: producer cannot connect: ${(error as Error).message}`, error);
-  }
+  const { catalog, client, link } = bus;
+  const connect = async (): Promise<ClientProducer> => {
+    try {
+      return await client.createProducer();
+    } catch (error) {
+      throw unavailable(`kafka: producer cannot connect: ${(error as Error).message}`, error);
+    }
+  };
+  let producer = await connect();
 
   const failure = (topics: string, error: unknown): AppError =>
     error instanceof AppError
@@ -76,40 +78,63 @@ export async function createEventProducer<E = WritablePayloads>(bus: Bus): Promi
   // idempotent producer keeps one request in flight): calls that arrive meanwhile go together.
   const queue: Pending[] = [];
   let sending = false;
+  // A new generation begins when Kafka is lost: the send then in flight may keep retrying in the
+  // client library, so what comes after the return goes through a producer of its own.
+  let generation = 0;
+  let replaceProducer = false;
 
   async function sendQueued(): Promise<void> {
+    const mine = generation;
     sending = true;
     try {
-      while (queue.length > 0) {
+      if (replaceProducer) {
+        replaceProducer = false;
+        producer = await connect();
+      }
+      while (queue.length > 0 && mine === generation) {
         const batch: Pending[] = [queue.shift()!];
         let bytes = batch[0]!.bytes;
         while (queue.length > 0 && bytes + queue[0]!.bytes <= MAX_COALESCED_BYTES) {
           bytes += queue[0]!.bytes;
           batch.push(queue.shift()!);
         }
-        await sendTogether(batch);
+        await sendTogether(producer, batch);
       }
+    } catch (error) {
+      for (const call of queue.splice(0)) call.reject(failure(topicsOf(call.records), error));
     } finally {
-      sending = false;
+      if (mine === generation) sending = false;
     }
   }
 
-  async function sendTogether(batch: Pending[]): Promise<void> {
+  async function sendTogether(through: ClientProducer, batch: Pending[]): Promise<void> {
     const records = batch.length === 1 ? batch[0]!.records : batch.flatMap((call) => call.records);
     try {
-      await producer.send(records);
+      await through.send(records);
       for (const call of batch) call.resolve();
     } catch (error) {
-      if (batch.length === 1) {
-        const topics = [...new Set(records.map((r) => r.topic))].join(', ');
-        return batch[0]!.reject(failure(topics, error));
-      }
+      if (batch.length === 1) return batch[0]!.reject(failure(topicsOf(records), error));
       // One call's fault (an oversized batch, a deleted topic) must not fail its neighbours: each
       // goes again alone. A neighbour that was in fact written is then written twice, which the
-      // consumers absorb: every event carries an event_id and workers apply idempotently.
-      for (const call of batch) await sendTogether([call]);
+      // consumers absorb: every event carries an event_id and consumers apply idempotently.
+      for (const call of batch) await sendTogether(through, [call]);
     }
   }
+
+  link.onChange((up) => {
+    if (up) return;
+    // Queued calls were never sent: they fail now and are never written.
+    for (const call of queue.splice(0))
+      call.reject(link.unreachable(`publishing to ${topicsOf(call.records)}`) ?? failure('kafka', 'lost'));
+    if (sending) {
+      const stuck = producer;
+      generation += 1;
+      sending = false;
+      replaceProducer = true;
+      // Closed once its last send settles (or at once: a send still retrying then fails).
+      void stuck.close().catch(() => undefined);
+    }
+  });
 
   const enqueue = (records: OutgoingRecord[]): Promise<void> => {
     const bytes = records.reduce((sum, r) => sum + (r.value?.length ?? 0), 0);
@@ -137,43 +162,50 @@ export async function createEventProducer<E = WritablePayloads>(bus: Bus): Promi
   }
 
   return {
-    async publish(topic, events) {
-      const partitions = await partitionsOf(topic);
-      await enqueue(events.map((event) => toRecord(topic, partitions, event)));
-    },
-    async publishRaw(topic, records) {
-      const partitions = await partitionsOf(topic);
-      await enqueue(
-        records.map((r) => ({
-          topic,
-          partition: r.key === null ? Math.floor(Math.random() * partitions) : partitionOf(r.key, partitions),
-          key: r.key,
-          value: r.value,
-          headers: r.headers ?? {},
-        })),
-      );
-    },
-    async deadLetter(record, reason, group) {
-      const topic = `${record.topic}.dlq`;
-      // The dead-letter topic is declared with its source's partitions: same partition, same order.
-      const partition = record.partition % (await partitionsOf(topic));
-      await enqueue([
-        {
-          topic,
-          partition,
-          key: record.key,
-          value: record.value,
-          headers: {
-            ...record.headers,
-            [HEADERS.dlqReason]: reason,
-            [HEADERS.dlqTopic]: record.topic,
-            [HEADERS.dlqPartition]: String(record.partition),
-            [HEADERS.dlqOffset]: record.offset.toString(),
-            [HEADERS.dlqGroup]: group,
+    publish: (topic, events) =>
+      link.guard(`publishing to ${topic}`, async () => {
+        const partitions = await partitionsOf(topic);
+        await enqueue(events.map((event) => toRecord(topic, partitions, event)));
+      }),
+    publishRaw: (topic, records) =>
+      link.guard(`publishing to ${topic}`, async () => {
+        const partitions = await partitionsOf(topic);
+        await enqueue(
+          records.map((r) => ({
+            topic,
+            partition:
+              r.key === null ? Math.floor(Math.random() * partitions) : partitionOf(r.key, partitions),
+            key: r.key,
+            value: r.value,
+            headers: r.headers ?? {},
+          })),
+        );
+      }),
+    deadLetter: (record, reason, group) =>
+      link.guard(`dead-lettering to ${record.topic}.dlq`, async () => {
+        const topic = `${record.topic}.dlq`;
+        // The dead-letter topic is declared with its source's partitions: same partition, same order.
+        const partition = record.partition % (await partitionsOf(topic));
+        await enqueue([
+          {
+            topic,
+            partition,
+            key: record.key,
+            value: record.value,
+            headers: {
+              ...record.headers,
+              [HEADERS.dlqReason]: reason,
+              [HEADERS.dlqTopic]: record.topic,
+              [HEADERS.dlqPartition]: String(record.partition),
+              [HEADERS.dlqOffset]: record.offset.toString(),
+              [HEADERS.dlqGroup]: group,
+            },
           },
-        },
-      ]);
-    },
+        ]);
+      }),
     disconnect: () => producer.close(),
   };
 }
+
+const topicsOf = (records: readonly OutgoingRecord[]): string =>
+  [...new Set(records.map((r) => r.topic))].join(', ');

@@ -39,7 +39,10 @@ function pinoLogCreator(logger: Logger): logCreator {
       // retries (a fresh broker's "group coordinator is not available"); a real failure reaches
       // the caller as an exception, so these are only debug detail.
       const retriedAnswer = level === logLevel.ERROR && message.startsWith('Response ');
-      logger[retriedAnswer ? 'debug' : (LEVELS[level] ?? 'info')]({ kafka: extra }, message);
+      // Our producer's retries are bounded on purpose (a call that cannot be written within them
+      // is answered UNAVAILABLE, never acknowledged); kafkajs warns of it at every start.
+      const knownChoice = message.startsWith('Limiting retries for the idempotent producer');
+      logger[retriedAnswer || knownChoice ? 'debug' : (LEVELS[level] ?? 'info')]({ kafka: extra }, message);
     };
 }
 
@@ -69,6 +72,8 @@ function byTopic(records: readonly OutgoingRecord[]): { topic: string; messages:
   }
   return [...topics].map(([topic, messages]) => ({ topic, messages }));
 }
+
+const PRODUCER_RETRY = { retries: 5, initialRetryTime: 100, maxRetryTime: 1_000 };
 
 let timeoutWarningsQuiet = false;
 
@@ -188,6 +193,9 @@ export function createKafkajsClient(options: ClientOptions): KafkaClient {
         maxInFlightRequests: 1,
         allowAutoTopicCreation: false,
         createPartitioner: Partitioners.DefaultPartitioner,
+        // ~2.5 s of retries: enough for a partition's leader to move, short enough that a send
+        // given up on (its call answered UNAVAILABLE) does not linger and land much later.
+        retry: PRODUCER_RETRY,
       });
       await producer.connect();
       return {
