@@ -1,15 +1,18 @@
 import type { HealthService } from './grpc-health.ts';
 import type { Logger } from './logger.ts';
+import type { Supervisor } from './supervisor.ts';
 
 export interface DependencyCheck {
   readonly name: string;
   /** Resolves when the dependency answers; rejects otherwise. */
   check(): Promise<void>;
+  /** The health names it matters to (besides the server as a whole, ''); default: every one. */
+  readonly services?: readonly string[];
 }
 
 /**
- * Keeps the health service's statuses SERVING only while every dependency answers: checks now,
- * then every `intervalMs`. Returns a stop function.
+ * Keeps each health status SERVING only while the dependencies it needs answer: checks now, then
+ * every `intervalMs` and at once whenever one of `changes` fires. Returns a stop function.
  */
 export async function watchDependencies(options: {
   health: HealthService;
@@ -18,6 +21,8 @@ export async function watchDependencies(options: {
   intervalMs: number;
   timeoutMs: number;
   logger: Logger;
+  /** Subscriptions to events that may change a check's answer (Kafka lost, a consumer restarting). */
+  changes?: ReadonlyArray<(listener: () => void) => () => void>;
 }): Promise<() => void> {
   const { health, services, checks, intervalMs, timeoutMs, logger } = options;
   let failing = new Set<string>();
@@ -51,17 +56,54 @@ export async function watchDependencies(options: {
       }
     });
     failing = now;
-    for (const service of services) health.setStatus(service, now.size === 0 ? 'SERVING' : 'NOT_SERVING');
+    for (const service of services) {
+      const needs = (check: DependencyCheck) =>
+        check.services === undefined ||
+        service === '' ||
+        service === 'grpc.health.v1.Health' ||
+        check.services.includes(service);
+      const ok = checks.every((check) => !now.has(check.name) || !needs(check));
+      health.setStatus(service, ok ? 'SERVING' : 'NOT_SERVING');
+    }
   }
 
   await probe();
   let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
+  let again = false;
+  const probeNow = (): void => {
+    if (running) {
+      again = true;
+      return;
+    }
     running = true;
     void probe().finally(() => {
       running = false;
+      if (again) {
+        again = false;
+        probeNow();
+      }
     });
-  }, intervalMs);
-  return () => clearInterval(timer);
+  };
+  const timer = setInterval(probeNow, intervalMs);
+  const unsubscribe = (options.changes ?? []).map((subscribe) => subscribe(probeNow));
+  return () => {
+    clearInterval(timer);
+    for (const stop of unsubscribe) stop();
+  };
+}
+
+/** A check per supervised component: failing while it is being restarted, with the reason. */
+export function componentChecks(
+  supervisor: Supervisor,
+  components: ReadonlyArray<{ readonly name: string; readonly services?: readonly string[] }>,
+): DependencyCheck[] {
+  return components.map(({ name, services }) => ({
+    name,
+    ...(services ? { services } : {}),
+    check: async () => {
+      const status = supervisor.status(name);
+      if (status !== undefined && status.state !== 'running')
+        throw new Error(`${name} is ${status.state}${status.reason ? `: ${status.reason}` : ''}`);
+    },
+  }));
 }
