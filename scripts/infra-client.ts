@@ -20,8 +20,8 @@ export interface InfraEnv {
 
 export interface InfraSession {
   readonly env: InfraEnv;
-  /** Stops the servers that were not answering before `startInfra` (never a reused one). */
-  stopStarted(): void;
+  /** Stops the servers that were not answering before `startInfra` (never a reused one); returns their names. */
+  stopStarted(): string[];
 }
 
 /**
@@ -49,6 +49,7 @@ export function startInfra(profile: InfraProfile = 'product'): InfraSession {
     const started = SERVERS.filter((s) => !before.has(s));
     if (started.length > 0)
       spawnSync('bash', [INFRA, 'down', ...started], { stdio: ['ignore', 'inherit', 'inherit'], env });
+    return started;
   };
   if (spawnSync('bash', [INFRA, 'up'], { stdio: ['ignore', 'inherit', 'inherit'], env }).status !== 0) {
     stopStarted();
