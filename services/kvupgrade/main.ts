@@ -11,7 +11,7 @@ import { SettingsError } from '../../shared/settings.ts';
 import { loadClusterFile, readPassword } from './adapters/cluster-file.ts';
 import { createCommandTemplateDriver } from './adapters/command-template-driver.ts';
 import { createEtcdHttp } from './adapters/etcd-http.ts';
-import { createSnapshotTool } from './adapters/etcd-tools.ts';
+import { binaryVersion, createSnapshotTool } from './adapters/etcd-tools.ts';
 import { createLocalProcessDriver } from './adapters/local-process-driver.ts';
 import { createProgressTopic, readProgressEvents } from './adapters/progress-topic.ts';
 import { certificateFacts, loadTls } from './adapters/tls.ts';
@@ -94,6 +94,7 @@ async function main(): Promise<number> {
   if (options.command === 'plan') {
     const facts = await gatherFacts(spec, etcd, {
       driver,
+      binaryVersion,
       now: clock.now(),
       ...(certificates ? { certificates } : {}),
     });
@@ -151,6 +152,7 @@ async function main(): Promise<number> {
         ...(credentials ? { credentials } : {}),
         ...(spec.tls ? { tls: spec.tls } : {}),
       }),
+      binaryVersion,
       ...(certificates ? { certificates } : {}),
       progress,
       clock,

@@ -1,4 +1,4 @@
-import type { MemberSpec } from './domain/cluster-spec.ts';
+import type { MemberSpec } from './domain/member-spec.ts';
 import type { UpgradeProgress } from './domain/progress.ts';
 
 /** Starts and stops one member's etcd process; knows where its logs and data folder are. */
@@ -100,9 +100,15 @@ export interface SnapshotStatus {
   readonly totalBytes: number;
 }
 
+/** The version a binary reports (`etcd --version`, `etcdctl version`), or why it could not run; never rejects. */
+export type BinaryVersion = (
+  file: string,
+  args: readonly string[],
+) => Promise<{ readonly version?: string; readonly error?: string }>;
+
 /** etcdctl / etcdutl, run as processes. */
 export interface SnapshotTool {
-  /** `etcdctl snapshot save` against one endpoint (the leader). */
+  /** `etcdctl snapshot save` against one endpoint (the leader); creates the file's folder when missing. */
   save(endpoint: string, file: string): Promise<void>;
   /** `etcdutl snapshot status`: reads the whole file and checks it. */
   status(file: string): Promise<SnapshotStatus>;

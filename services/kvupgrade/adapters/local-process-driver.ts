@@ -5,8 +5,8 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../../../shared/clock.ts';
 import { AppError, unavailable } from '../../../shared/errors.ts';
-import type { MemberSpec } from '../domain/cluster-spec.ts';
 import { type Flag, flagDifferences, flagValue, parseFlags } from '../domain/flags.ts';
+import type { MemberSpec } from '../domain/member-spec.ts';
 import type { MemberDriver } from '../ports.ts';
 import { lastLines, runCommand } from './process.ts';
 

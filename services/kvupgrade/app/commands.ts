@@ -1,8 +1,10 @@
 import { AppError } from '../../../shared/errors.ts';
-import { ACTIVE_PHASES, BEFORE_POINT_OF_NO_RETURN, rebuild, type UpgradeState } from '../domain/machine.ts';
-import { evaluatePlan, type Plan, TO_MINOR } from '../domain/plan.ts';
+import { rebuild } from '../domain/machine.ts';
+import { ACTIVE_PHASES, BEFORE_POINT_OF_NO_RETURN } from '../domain/phases.ts';
+import { evaluatePlan, type Plan } from '../domain/plan.ts';
 import { checkEvent, triggerOf, type UpgradeProgress } from '../domain/progress.ts';
-import { isOnMinor } from '../domain/versions.ts';
+import type { UpgradeState } from '../domain/run-state.ts';
+import { isOnMinor, TO_MINOR } from '../domain/versions.ts';
 import type { EtcdClient, ProgressLog } from '../ports.ts';
 import type { OrchestratorDeps } from './deps.ts';
 import { gatherFacts } from './facts.ts';
@@ -36,6 +38,7 @@ export async function runUpgrade(
     loadState(deps.progress, deps.spec.name),
     gatherFacts(deps.spec, deps.etcd, {
       driver: deps.driver,
+      binaryVersion: deps.binaryVersion,
       now: deps.clock.now(),
       ...(deps.certificates ? { certificates: deps.certificates } : {}),
     }),

@@ -1,7 +1,7 @@
 import type { ClusterSpec } from '../domain/cluster-spec.ts';
-import type { UpgradeState } from '../domain/machine.ts';
 import { METRIC_RENAMES, type Plan, POINT_OF_NO_RETURN, type Verdict } from '../domain/plan.ts';
 import type { UpgradeProgress } from '../domain/progress.ts';
+import type { UpgradeState } from '../domain/run-state.ts';
 
 const MARK = { pass: 'ok', warn: 'WARN', refuse: 'REFUSE', done: 'done' } as const;
 

@@ -1,6 +1,7 @@
 import type { UpgradeProgressV1 } from '../../../schemas/gen/events.ts';
-import type { SnapshotInfo, Trigger, UpgradeState } from './machine.ts';
+import type { Trigger } from './machine.ts';
 import type { Verdict } from './plan.ts';
+import type { SnapshotInfo, UpgradeState } from './run-state.ts';
 
 export const PROGRESS_EVENT_TYPE = 'UpgradeProgress' as const;
 export type EventKind = 'transition' | 'check' | 'member_log' | 'note';

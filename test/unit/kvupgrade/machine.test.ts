@@ -1,20 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ACTIVE_PHASES,
   edge,
   IllegalTransitionError,
-  initialState,
   nextAction,
-  nextStopAllowedAt,
-  PHASES,
-  pickNextMember,
   rebuild,
-  rollbackTargets,
   TRANSITIONS,
   type Trigger,
   transition,
-  type UpgradeState,
 } from '../../../services/kvupgrade/domain/machine.ts';
+import { ACTIVE_PHASES, PHASES } from '../../../services/kvupgrade/domain/phases.ts';
+import {
+  initialState,
+  nextStopAllowedAt,
+  pickNextMember,
+  rollbackTargets,
+  type UpgradeState,
+} from '../../../services/kvupgrade/domain/run-state.ts';
 
 const snapshot = {
   path: '/b/s.db',

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  initialState,
-  type Trigger,
-  transition,
-  type UpgradeState,
-} from '../../../services/kvupgrade/domain/machine.ts';
+import { type Trigger, transition } from '../../../services/kvupgrade/domain/machine.ts';
 import {
   checkEvent,
   noteEvent,
@@ -13,6 +8,7 @@ import {
   triggerOf,
   type UpgradeProgress,
 } from '../../../services/kvupgrade/domain/progress.ts';
+import { initialState, type UpgradeState } from '../../../services/kvupgrade/domain/run-state.ts';
 import { loadCatalog } from '../../../shared/avro/catalog.ts';
 
 const catalog = loadCatalog();
