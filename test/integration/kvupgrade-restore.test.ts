@@ -1,18 +1,14 @@
 import { readdir } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createEtcdCluster, type EtcdTestCluster } from '../helpers/etcd-cluster.ts';
+import { describe, expect, inject, it } from 'vitest';
+import type { EtcdTestCluster } from '../helpers/etcd-cluster.ts';
+import { withEtcdCluster } from '../helpers/etcd-cluster-hooks.ts';
 import { progressEvents, runKvupgrade, story } from '../helpers/etcd-kvupgrade.ts';
 import { putKey, readPrefix } from '../helpers/etcd-writer.ts';
 
 const infra = inject('infra');
 let cluster: EtcdTestCluster;
-
-beforeAll(async () => {
-  cluster = await createEtcdCluster({ infra, basePort: 23810 });
-  await cluster.start();
-});
-afterAll(async () => {
-  await cluster?.destroy();
+withEtcdCluster({ infra, basePort: 23810 }, (c) => {
+  cluster = c;
 });
 
 describe('kvupgrade rollback after the point of no return', () => {
