@@ -22,6 +22,11 @@ export interface MemberDriver {
   processes(member: MemberSpec): Promise<ProcessSighting>;
   /** Whether a file exists on the member's host; undefined when this driver cannot tell. */
   fileExists(member: MemberSpec, file: string): Promise<boolean | undefined>;
+  /**
+   * Something that changes when the member's data folder is made anew (a cluster built again in the
+   * same place); undefined when the folder is missing or this driver cannot tell.
+   */
+  dataDirId(member: MemberSpec): Promise<string | undefined>;
   /** Whether the member's process runs; `exit` describes how it ended, when known. */
   status(member: MemberSpec): Promise<{ readonly running: boolean; readonly exit?: string }>;
   /** Log lines written since the previous call (the first call starts at the end). */
@@ -54,6 +59,7 @@ export interface RestoreRequest {
 export interface MemberStatus {
   /** uint64 IDs as decimal strings: a JS number would corrupt them. */
   readonly memberId: string;
+  readonly clusterId: string;
   readonly leaderId: string;
   readonly revision: number;
   readonly raftIndex: number;

@@ -45,6 +45,8 @@ interface FakeMember {
   readonly id: string;
   running: boolean;
   server: string;
+  /** Which making of its data folder the member runs on. */
+  folder: number;
 }
 
 export interface FakeCluster {
@@ -55,6 +57,8 @@ export interface FakeCluster {
   /** Every event published, as the topic holds them. */
   readonly events: UpgradeProgress[];
   leader: string;
+  /** The cluster built again in the same place, with the same flags: 3.4, new data folders, revision 1. */
+  rebuild(): void;
 }
 
 export function createFakeCluster(
@@ -68,10 +72,21 @@ export function createFakeCluster(
     id: String(1000 + i),
     running: true,
     server: options.server ?? '3.4.23',
+    folder: 1,
   }));
   let revision = 40;
   let now = 1_800_000_000_000;
-  const world: FakeCluster = { spec, deps: undefined as never, log, events, leader: options.leader ?? 'm2' };
+  const world: FakeCluster = {
+    spec,
+    deps: undefined as never,
+    log,
+    events,
+    leader: options.leader ?? 'm2',
+    rebuild() {
+      for (const m of members) Object.assign(m, { running: true, server: '3.4.23', folder: m.folder + 1 });
+      revision = 1;
+    },
+  };
 
   const at = (url: string) => {
     const found = members.find((m) => m.spec.clientUrl === url || m.spec.peerUrl === url);
@@ -107,7 +122,15 @@ export function createFakeCluster(
     async status(url) {
       const m = up(url);
       const leaderId = members.find((x) => x.spec.name === world.leader)!.id;
-      return { memberId: m.id, leaderId, revision, raftIndex: revision + 10, version: m.server };
+      // IDs come from the peer URLs and the cluster token: a cluster built again gets the same ones.
+      return {
+        memberId: m.id,
+        clusterId: '4242',
+        leaderId,
+        revision,
+        raftIndex: revision + 10,
+        version: m.server,
+      };
     },
     memberList: async () =>
       members.map((m) => ({
@@ -146,6 +169,7 @@ export function createFakeCluster(
       found: named(member).running ? [{ pid: 100, flagDifferences: [] }] : [],
     }),
     fileExists: async () => true,
+    dataDirId: async (member) => `folder-${named(member).folder}`,
     status: async (member) => ({ running: named(member).running }),
     drainLogs: async () => [],
     tailLogs: async () => [],

@@ -55,5 +55,11 @@ describe('kvupgrade rollback after the point of no return', () => {
       'restore-finished',
     ]);
     expect(events.find((e) => e.step === 'restore-started')!.lost_revisions).toBe(1);
+    // The restored cluster has new IDs and data folders: the run recorded them, so it still speaks for it.
+    const restoredAs = events.find((e) => e.step === 'restore-finished')!.incarnation!;
+    const checkedAs = events.find((e) => e.step === 'checks-passed')!.incarnation!;
+    expect(restoredAs.cluster_id).not.toBe(checkedAs.cluster_id);
+    const status = await runKvupgrade(infra, ['status', '--cluster', cluster.file]);
+    expect(status.stdout).toMatch(new RegExp(`^cluster ${cluster.name}: restored\\n`));
   });
 });

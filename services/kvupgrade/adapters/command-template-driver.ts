@@ -63,6 +63,7 @@ export function createCommandTemplateDriver(options: {
       const result = await sh(spec.check, { ...memberValues(member), file }, 30_000);
       return result.code === 0;
     },
+    dataDirId: async () => undefined,
     async start(member, binary, version) {
       const result = await sh(spec.start, { ...memberValues(member), binary, flags: member.flags, version });
       if (result.code !== 0)

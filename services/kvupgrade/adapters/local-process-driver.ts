@@ -115,6 +115,14 @@ export function createLocalProcessDriver(options: {
       );
     },
 
+    async dataDirId(member) {
+      // etcd makes <dataDir>/member once, when the member first starts; only a new folder has another.
+      return stat(join(member.dataDir, 'member')).then(
+        (s) => `${s.ino}@${Math.round(s.birthtimeMs)}`,
+        () => undefined,
+      );
+    },
+
     async start(member, binary, version) {
       await mkdir(runDir, { recursive: true });
       const running = await livePid(member);

@@ -13,6 +13,7 @@ import {
   stopMember,
   stopMemberNoted,
 } from './member-control.ts';
+import { observeCluster } from './observe.ts';
 
 /** Puts the old binary back, one member at a time, each gated like an upgrade. */
 export async function rollBack(ctx: StepContext, state: UpgradeState): Promise<UpgradeState> {
@@ -82,5 +83,11 @@ export async function restore(ctx: StepContext, state: UpgradeState): Promise<Up
   const version = current.fromVersion ?? FROM_MINOR;
   await Promise.all(spec.members.map((m) => startMember(ctx, m, spec.binaries.current, version)));
   await Promise.all(spec.members.map((m) => waitMemberHealthy(deps, m, FROM_MINOR, gateTimeoutMs(deps))));
-  return recorder.commit(current, { type: 'restore-finished', elapsedMs: clock.now() - started });
+  // A restored cluster is another incarnation: new IDs and data folders, the snapshot's revision.
+  const { incarnation } = await observeCluster(deps);
+  return recorder.commit(current, {
+    type: 'restore-finished',
+    elapsedMs: clock.now() - started,
+    incarnation,
+  });
 }

@@ -1,4 +1,5 @@
 import { AppError } from '../../../shared/errors.ts';
+import type { Incarnation } from './incarnation.ts';
 import { ACTIVE_PHASES, BEFORE_POINT_OF_NO_RETURN, type Phase } from './phases.ts';
 import {
   initialState,
@@ -19,6 +20,8 @@ export type Trigger =
       readonly fromVersion: string;
       readonly toVersion: string;
       readonly pacingMs: number;
+      /** The cluster the checks were made on. */
+      readonly incarnation?: Incarnation;
     }
   | { readonly type: 'snapshot-saved'; readonly snapshot: SnapshotInfo; readonly elapsedMs: number }
   | { readonly type: 'member-stopping'; readonly member: string; readonly leader: string | undefined }
@@ -44,7 +47,12 @@ export type Trigger =
   | { readonly type: 'rollback-failed'; readonly member: string | undefined; readonly error: string }
   | { readonly type: 'restore-started'; readonly lostRevisions: number | undefined }
   | { readonly type: 'member-restored'; readonly member: string }
-  | { readonly type: 'restore-finished'; readonly elapsedMs: number }
+  | {
+      readonly type: 'restore-finished';
+      readonly elapsedMs: number;
+      /** The restored cluster: a new cluster ID, new member IDs, new data folders. */
+      readonly incarnation?: Incarnation;
+    }
   | { readonly type: 'restore-failed'; readonly member: string | undefined; readonly error: string }
   | { readonly type: 'resumed' };
 export type TriggerType = Trigger['type'];
@@ -57,7 +65,8 @@ interface Transition {
 
 /** Every legal edge. Anything else is refused by `transition`. */
 export const TRANSITIONS: readonly Transition[] = Object.freeze([
-  { trigger: 'checks-passed', from: ['idle', 'rolled-back', 'restored', 'failed'], to: 'checked' },
+  // Every run starts from nothing: the runs before it are history (history.ts).
+  { trigger: 'checks-passed', from: ['idle'], to: 'checked' },
   { trigger: 'snapshot-saved', from: ['checked'], to: 'snapshot-saved' },
   { trigger: 'member-stopping', from: ['snapshot-saved', 'member-upgraded'], to: 'stopping' },
   { trigger: 'member-stopped', from: ['stopping'], to: 'member-down' },
@@ -112,6 +121,7 @@ export function transition(state: UpgradeState, trigger: Trigger, at: number): U
         fromVersion: trigger.fromVersion,
         toVersion: trigger.toVersion,
         pacingMs: trigger.pacingMs,
+        incarnation: trigger.incarnation,
         startedAt: at,
         updatedAt: at,
       };
@@ -168,7 +178,12 @@ export function transition(state: UpgradeState, trigger: Trigger, at: number): U
     case 'member-restored':
       return { ...next, rolledBack: [...state.rolledBack, trigger.member] };
     case 'restore-finished':
-      return { ...next, upgraded: [], current: undefined };
+      return {
+        ...next,
+        upgraded: [],
+        current: undefined,
+        incarnation: trigger.incarnation ?? state.incarnation,
+      };
     case 'rollback-failed':
     case 'restore-failed':
       return { ...next, error: trigger.error };

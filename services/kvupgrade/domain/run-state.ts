@@ -1,3 +1,4 @@
+import type { Incarnation } from './incarnation.ts';
 import type { Phase } from './phases.ts';
 
 export interface SnapshotInfo {
@@ -26,6 +27,8 @@ export interface UpgradeState {
   /** Members put back on the old binary, or restored from the snapshot, in this rollback. */
   readonly rolledBack: readonly string[];
   readonly snapshot: SnapshotInfo | undefined;
+  /** The cluster this run is about (recorded at its checks, and again after a restore). */
+  readonly incarnation: Incarnation | undefined;
   readonly error: string | undefined;
   /** When the current member began to stop: its stop-to-healthy time is measured from here. */
   readonly stopStartedAt: number | undefined;
@@ -50,6 +53,7 @@ export const initialState = (cluster: string): UpgradeState => ({
   upgraded: [],
   rolledBack: [],
   snapshot: undefined,
+  incarnation: undefined,
   error: undefined,
   stopStartedAt: undefined,
   lastUpgradedAt: undefined,
