@@ -81,6 +81,14 @@ async function main(): Promise<number> {
     else out(text);
     return code;
   };
+  /** The last line of a command that drove a run: the phase it ended in, exit 0 when that is a success. */
+  const ended = (phase: string, successes: readonly string[]): number =>
+    finish(
+      successes.includes(phase) ? EXIT.ok : EXIT.failed,
+      `\ncluster ${spec.name}: ${phase}`,
+      phase,
+      phase,
+    );
   const credentials = spec.auth
     ? { user: spec.auth.user, password: await readPassword(spec.auth.passwordFile) }
     : undefined;
@@ -189,24 +197,12 @@ async function main(): Promise<number> {
           out(jsonPlan(spec, outcome.plan));
           return finish(EXIT.refused, 'run: refused', 'refused', null);
         }
-        const phase = outcome.state.phase;
-        return finish(
-          phase === 'completed' ? EXIT.ok : EXIT.failed,
-          `\ncluster ${spec.name}: ${phase}`,
-          phase,
-          phase,
-        );
+        return ended(outcome.state.phase, ['completed']);
       }
       case 'resume': {
         const outcome = await resumeUpgrade(deps);
         if (!outcome.resumed) return finish(EXIT.ok, outcome.reason, 'nothing-to-resume', outcome.phase);
-        const phase = outcome.state.phase;
-        return finish(
-          phase === 'completed' ? EXIT.ok : EXIT.failed,
-          `\ncluster ${spec.name}: ${phase}`,
-          phase,
-          phase,
-        );
+        return ended(outcome.state.phase, ['completed']);
       }
       case 'rollback': {
         const outcome = await rollback(deps, { confirmed: options.yes });
@@ -215,13 +211,7 @@ async function main(): Promise<number> {
           return finish(EXIT.ok, outcome.reason, 'nothing-to-roll-back', outcome.state.phase);
         if (outcome.kind === 'confirm')
           return finish(EXIT.confirm, outcome.loss, 'confirmation-needed', outcome.state.phase);
-        const phase = outcome.state.phase;
-        return finish(
-          phase === 'rolled-back' || phase === 'restored' ? EXIT.ok : EXIT.failed,
-          `\ncluster ${spec.name}: ${phase}`,
-          phase,
-          phase,
-        );
+        return ended(outcome.state.phase, ['rolled-back', 'restored']);
       }
     }
   } finally {
