@@ -11,11 +11,11 @@ import { SettingsError } from '../../shared/settings.ts';
 import { loadClusterFile, readPassword } from './adapters/cluster-file.ts';
 import { createCommandTemplateDriver } from './adapters/command-template-driver.ts';
 import { createEtcdHttp } from './adapters/etcd-http.ts';
-import { createSnapshotTool } from './adapters/etcd-tools.ts';
+import { binaryVersion, createSnapshotTool } from './adapters/etcd-tools.ts';
 import { createLocalProcessDriver } from './adapters/local-process-driver.ts';
 import { createProgressTopic, readProgressEvents } from './adapters/progress-topic.ts';
 import { certificateFacts, loadTls } from './adapters/tls.ts';
-import { loadState, resumeUpgrade, rollback, runUpgrade } from './app/commands.ts';
+import { loadHistory, resumeUpgrade, runUpgrade } from './app/commands.ts';
 import { gatherFacts } from './app/facts.ts';
 import {
   jsonCheck,
@@ -27,7 +27,10 @@ import {
   renderPlan,
   renderStatus,
 } from './app/render.ts';
+import { rollback } from './app/rollback.ts';
 import { parseCli, USAGE } from './cli-args.ts';
+import { alreadyUpgraded } from './domain/history.ts';
+import { IllegalTransitionError } from './domain/machine.ts';
 import { evaluatePlan } from './domain/plan.ts';
 import { readKvupgradeSettings } from './settings.ts';
 
@@ -35,6 +38,8 @@ const EXIT = { ok: 0, failed: 1, usage: 2, refused: 3, confirm: 4 } as const;
 const out = (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 /** Set once the arguments are read: what the error handler prints. */
 let json: { command: string; clusterFile: string; cluster: string | null } | undefined;
+/** The cluster file, once read: what a refusal tells the user to look at. */
+let clusterFile: string | undefined;
 
 async function main(): Promise<number> {
   const parsed = parseCli(process.argv.slice(2));
@@ -57,6 +62,7 @@ async function main(): Promise<number> {
     pino.destination({ fd: 2, sync: true }),
   );
   const spec = await loadClusterFile(options.cluster);
+  clusterFile = options.cluster;
   if (json) json.cluster = spec.name;
   /** Prints the text for people, or the result line for pipelines; returns the exit code. */
   const finish = (code: number, text: string, outcome: string, phase: string | null): number => {
@@ -75,6 +81,14 @@ async function main(): Promise<number> {
     else out(text);
     return code;
   };
+  /** The last line of a command that drove a run: the phase it ended in, exit 0 when that is a success. */
+  const ended = (phase: string, successes: readonly string[]): number =>
+    finish(
+      successes.includes(phase) ? EXIT.ok : EXIT.failed,
+      `\ncluster ${spec.name}: ${phase}`,
+      phase,
+      phase,
+    );
   const credentials = spec.auth
     ? { user: spec.auth.user, password: await readPassword(spec.auth.passwordFile) }
     : undefined;
@@ -94,6 +108,7 @@ async function main(): Promise<number> {
   if (options.command === 'plan') {
     const facts = await gatherFacts(spec, etcd, {
       driver,
+      binaryVersion,
       now: clock.now(),
       ...(certificates ? { certificates } : {}),
     });
@@ -117,16 +132,19 @@ async function main(): Promise<number> {
   const topic = TOPICS.upgradeProgress.name;
   if (options.command === 'status') {
     try {
-      const { state, events } = await loadState(
-        { read: (cluster) => readProgressEvents(bus, topic, cluster) },
-        spec.name,
-      );
+      const { standing, events } = await loadHistory({
+        spec,
+        etcd,
+        driver,
+        progress: { read: (cluster) => readProgressEvents(bus, topic, cluster) },
+      });
       if (!asJson) {
-        out(renderStatus(state, events));
+        out(renderStatus(spec.name, standing, events));
         return EXIT.ok;
       }
-      out(jsonStatus(state, events));
-      return finish(EXIT.ok, `cluster ${spec.name}: ${state.phase}`, state.phase, state.phase);
+      out(jsonStatus(spec.name, standing, events));
+      const phase = standing.current?.state.phase ?? 'idle';
+      return finish(EXIT.ok, `cluster ${spec.name}: ${phase}`, phase, phase);
     } finally {
       await bus.close();
     }
@@ -151,6 +169,7 @@ async function main(): Promise<number> {
         ...(credentials ? { credentials } : {}),
         ...(spec.tls ? { tls: spec.tls } : {}),
       }),
+      binaryVersion,
       ...(certificates ? { certificates } : {}),
       progress,
       clock,
@@ -166,47 +185,33 @@ async function main(): Promise<number> {
           allowAuth: options.allowAuth,
           runId: randomUUID().slice(0, 8),
         });
-        if (outcome.kind !== 'finished') {
-          const code = outcome.kind === 'refused' ? EXIT.refused : EXIT.ok;
+        if (outcome.kind === 'already-upgraded') {
+          const text = alreadyUpgraded(spec.name, outcome.observed.versions, outcome.upgradedBy);
+          return finish(EXIT.ok, text, 'already-upgraded', outcome.upgradedBy?.state.phase ?? null);
+        }
+        if (outcome.kind === 'refused') {
           if (!asJson) {
             out(renderPlan(spec, outcome.plan));
-            return code;
+            return EXIT.refused;
           }
           out(jsonPlan(spec, outcome.plan));
-          return finish(code, `run: ${outcome.kind}`, outcome.kind, null);
+          return finish(EXIT.refused, 'run: refused', 'refused', null);
         }
-        const phase = outcome.state.phase;
-        return finish(
-          phase === 'completed' ? EXIT.ok : EXIT.failed,
-          `\ncluster ${spec.name}: ${phase}`,
-          phase,
-          phase,
-        );
+        return ended(outcome.state.phase, ['completed']);
       }
       case 'resume': {
-        const { resumed, state } = await resumeUpgrade(deps);
-        return finish(
-          !resumed || state.phase === 'completed' ? EXIT.ok : EXIT.failed,
-          resumed
-            ? `\ncluster ${spec.name}: ${state.phase}`
-            : `nothing to resume: cluster ${spec.name} is ${state.phase}`,
-          resumed ? state.phase : 'nothing-to-resume',
-          state.phase,
-        );
+        const outcome = await resumeUpgrade(deps);
+        if (!outcome.resumed) return finish(EXIT.ok, outcome.reason, 'nothing-to-resume', outcome.phase);
+        return ended(outcome.state.phase, ['completed']);
       }
       case 'rollback': {
         const outcome = await rollback(deps, { confirmed: options.yes });
+        if (outcome.kind === 'refused') return finish(EXIT.refused, outcome.reason, 'refused', null);
         if (outcome.kind === 'nothing')
           return finish(EXIT.ok, outcome.reason, 'nothing-to-roll-back', outcome.state.phase);
         if (outcome.kind === 'confirm')
           return finish(EXIT.confirm, outcome.loss, 'confirmation-needed', outcome.state.phase);
-        const phase = outcome.state.phase;
-        return finish(
-          phase === 'rolled-back' || phase === 'restored' ? EXIT.ok : EXIT.failed,
-          `\ncluster ${spec.name}: ${phase}`,
-          phase,
-          phase,
-        );
+        return ended(outcome.state.phase, ['rolled-back', 'restored']);
       }
     }
   } finally {
@@ -219,7 +224,13 @@ main().then(
   (code) => process.exit(code),
   (error: unknown) => {
     const appError = error instanceof SettingsError ? undefined : toAppError(error);
-    const message = error instanceof SettingsError ? error.message : appError!.message;
+    // The state machine's own words ("x is not allowed in phase y") are for the code, not for people.
+    const message =
+      error instanceof SettingsError
+        ? error.message
+        : error instanceof IllegalTransitionError
+          ? `this step does not follow from the run recorded on kv.upgrade-progress (another kvupgrade may be working on the cluster); nothing more was done: see kvupgrade status --cluster ${clusterFile}`
+          : appError!.message;
     const code =
       error instanceof SettingsError || (appError instanceof AppError && appError.code === 'INVALID_ARGUMENT')
         ? EXIT.usage

@@ -1,4 +1,4 @@
-import type { MemberSpec } from './domain/cluster-spec.ts';
+import type { MemberSpec } from './domain/member-spec.ts';
 import type { UpgradeProgress } from './domain/progress.ts';
 
 /** Starts and stops one member's etcd process; knows where its logs and data folder are. */
@@ -22,6 +22,11 @@ export interface MemberDriver {
   processes(member: MemberSpec): Promise<ProcessSighting>;
   /** Whether a file exists on the member's host; undefined when this driver cannot tell. */
   fileExists(member: MemberSpec, file: string): Promise<boolean | undefined>;
+  /**
+   * Something that changes when the member's data folder is made anew (a cluster built again in the
+   * same place); undefined when the folder is missing or this driver cannot tell.
+   */
+  dataDirId(member: MemberSpec): Promise<string | undefined>;
   /** Whether the member's process runs; `exit` describes how it ended, when known. */
   status(member: MemberSpec): Promise<{ readonly running: boolean; readonly exit?: string }>;
   /** Log lines written since the previous call (the first call starts at the end). */
@@ -54,6 +59,7 @@ export interface RestoreRequest {
 export interface MemberStatus {
   /** uint64 IDs as decimal strings: a JS number would corrupt them. */
   readonly memberId: string;
+  readonly clusterId: string;
   readonly leaderId: string;
   readonly revision: number;
   readonly raftIndex: number;
@@ -100,9 +106,15 @@ export interface SnapshotStatus {
   readonly totalBytes: number;
 }
 
+/** The version a binary reports (`etcd --version`, `etcdctl version`), or why it could not run; never rejects. */
+export type BinaryVersion = (
+  file: string,
+  args: readonly string[],
+) => Promise<{ readonly version?: string; readonly error?: string }>;
+
 /** etcdctl / etcdutl, run as processes. */
 export interface SnapshotTool {
-  /** `etcdctl snapshot save` against one endpoint (the leader). */
+  /** `etcdctl snapshot save` against one endpoint (the leader); creates the file's folder when missing. */
   save(endpoint: string, file: string): Promise<void>;
   /** `etcdutl snapshot status`: reads the whole file and checks it. */
   status(file: string): Promise<SnapshotStatus>;

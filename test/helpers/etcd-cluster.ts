@@ -46,6 +46,12 @@ export interface EtcdTestCluster {
   start(): Promise<void>;
   /** Rewrites the cluster file (e.g. another target binary) and re-reads the spec. */
   rewrite(change: (raw: Record<string, unknown>) => void): Promise<EtcdTestCluster>;
+  /**
+   * The cluster built again from scratch in the same place, as a lab is recreated: every member
+   * killed, its data folder, the run folder and the backups removed, then started on 3.4 with the
+   * same flags (so the same member and cluster IDs, which etcd derives from peer URLs and token).
+   */
+  rebuild(): Promise<void>;
   /** Kills every member process this cluster ever started (whoever started it) and removes the folder. */
   destroy(): Promise<void>;
 }
@@ -163,6 +169,10 @@ export async function createEtcdCluster(options: {
     const outcome = validateClusterSpec(raw, dir);
     if (!outcome.ok) throw new Error(`test cluster file is invalid: ${outcome.problems.join('; ')}`);
     const spec = outcome.spec;
+    const start = async () => {
+      await Promise.all(spec.members.map((m) => driver.start(m, bin.etcd34, '3.4')));
+      await waitForHealthy(etcd, members);
+    };
     return {
       name,
       dir,
@@ -175,9 +185,12 @@ export async function createEtcdCluster(options: {
       bin,
       certs,
       tls: tlsMaterial,
-      async start() {
-        await Promise.all(spec.members.map((m) => driver.start(m, bin.etcd34, '3.4')));
-        await waitForHealthy(etcd, members);
+      start,
+      async rebuild() {
+        await killAll(dir);
+        const gone = [...members.map((m) => m.dataDir), join(dir, 'run'), join(dir, 'backups')];
+        await Promise.all(gone.map((path) => rm(path, { recursive: true, force: true })));
+        await start();
       },
       async rewrite(change) {
         change(raw);

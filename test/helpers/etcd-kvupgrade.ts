@@ -89,6 +89,37 @@ export async function progressEvents(infra: InfraEnv, cluster: string): Promise<
 export const story = (events: readonly UpgradeProgress[]): string[] =>
   events.filter((e) => e.kind === 'transition').map((e) => (e.member ? `${e.step}[${e.member}]` : e.step));
 
+/** The story of one member's upgrade. */
+export const memberUpgrade = (m: string): string[] => [
+  `member-stopping[${m}]`,
+  `member-stopped[${m}]`,
+  `member-starting[${m}]`,
+  `member-upgraded[${m}]`,
+];
+
+/** The story of a run whose 3.5 binary failed on the second member: both put back on 3.4. */
+export const rolledBackAtSecondStart = (first: string, second: string): string[] => [
+  'checks-passed',
+  'snapshot-saved',
+  ...memberUpgrade(first),
+  ...memberUpgrade(second).slice(0, 3),
+  `step-failed[${second}]`,
+  `member-rolled-back[${second}]`,
+  `member-rolled-back[${first}]`,
+  'rollback-finished',
+];
+
+/** `run`, SIGKILLed the moment it announces it stops the second member: that member may be up or down. */
+export function runKilledAtSecondStop(infra: InfraEnv, clusterFile: string): Promise<CliResult> {
+  const { child, result } = spawnKvupgrade(infra, ['run', '--cluster', clusterFile]);
+  let seen = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    seen += chunk.toString();
+    if ((seen.match(/ member-stopping \[/g) ?? []).length >= 2) child.kill('SIGKILL');
+  });
+  return result;
+}
+
 /**
  * The real etcd 3.5.16 (`--version` as it is), except that the second member it is asked to start
  * gets a flag 3.5 does not know, so that start fails as a broken binary or configuration would (exit 2).

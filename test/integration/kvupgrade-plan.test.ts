@@ -1,7 +1,8 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createEtcdCluster, type EtcdTestCluster, waitForHealthy } from '../helpers/etcd-cluster.ts';
+import { describe, expect, inject, it } from 'vitest';
+import { type EtcdTestCluster, waitForHealthy } from '../helpers/etcd-cluster.ts';
+import { withEtcdCluster } from '../helpers/etcd-cluster-hooks.ts';
 import { progressEvents, runKvupgrade } from '../helpers/etcd-kvupgrade.ts';
 
 const infra = inject('infra');
@@ -33,12 +34,8 @@ const gateway = async (c: EtcdTestCluster, path: string, body: object, token?: s
   return json;
 };
 
-beforeAll(async () => {
-  cluster = await createEtcdCluster({ infra, basePort: 23510 });
-  await cluster.start();
-});
-afterAll(async () => {
-  await cluster?.destroy();
+withEtcdCluster({ infra, basePort: 23510 }, (c) => {
+  cluster = c;
 });
 
 describe('kvupgrade plan refuses, with a clear verdict and no side effect', () => {
@@ -123,17 +120,12 @@ describe('kvupgrade plan refuses, with a clear verdict and no side effect', () =
 
 describe('kvupgrade plan on a member configured with a flag 3.5 removed', () => {
   let capnslog: EtcdTestCluster;
-  beforeAll(async () => {
-    capnslog = await createEtcdCluster({
-      infra,
-      basePort: 23540,
-      extraFlags: (i) => (i === 1 ? ['--logger=capnslog'] : ['--logger=zap']),
-    });
-    await capnslog.start();
-  });
-  afterAll(async () => {
-    await capnslog?.destroy();
-  });
+  withEtcdCluster(
+    { infra, basePort: 23540, extraFlags: (i) => (i === 1 ? ['--logger=capnslog'] : ['--logger=zap']) },
+    (c) => {
+      capnslog = c;
+    },
+  );
 
   it('refuses, naming the member, the flag and its replacement', async () => {
     const result = await plan(capnslog);

@@ -1,18 +1,14 @@
 import { readdir } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createEtcdCluster, type EtcdTestCluster } from '../helpers/etcd-cluster.ts';
+import { describe, expect, inject, it } from 'vitest';
+import type { EtcdTestCluster } from '../helpers/etcd-cluster.ts';
+import { withEtcdCluster } from '../helpers/etcd-cluster-hooks.ts';
 import { progressEvents, runKvupgrade, story } from '../helpers/etcd-kvupgrade.ts';
 import { putKey, readPrefix } from '../helpers/etcd-writer.ts';
 
 const infra = inject('infra');
 let cluster: EtcdTestCluster;
-
-beforeAll(async () => {
-  cluster = await createEtcdCluster({ infra, basePort: 23810 });
-  await cluster.start();
-});
-afterAll(async () => {
-  await cluster?.destroy();
+withEtcdCluster({ infra, basePort: 23810 }, (c) => {
+  cluster = c;
 });
 
 describe('kvupgrade rollback after the point of no return', () => {
@@ -59,5 +55,11 @@ describe('kvupgrade rollback after the point of no return', () => {
       'restore-finished',
     ]);
     expect(events.find((e) => e.step === 'restore-started')!.lost_revisions).toBe(1);
+    // The restored cluster has new IDs and data folders: the run recorded them, so it still speaks for it.
+    const restoredAs = events.find((e) => e.step === 'restore-finished')!.incarnation!;
+    const checkedAs = events.find((e) => e.step === 'checks-passed')!.incarnation!;
+    expect(restoredAs.cluster_id).not.toBe(checkedAs.cluster_id);
+    const status = await runKvupgrade(infra, ['status', '--cluster', cluster.file]);
+    expect(status.stdout).toMatch(new RegExp(`^cluster ${cluster.name}: restored\\n`));
   });
 });

@@ -1,30 +1,26 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createEtcdCluster, type EtcdTestCluster } from '../helpers/etcd-cluster.ts';
-import { progressEvents, runKvupgrade, runReplay, spawnKvupgrade, story } from '../helpers/etcd-kvupgrade.ts';
+import { describe, expect, inject, it } from 'vitest';
+import type { EtcdTestCluster } from '../helpers/etcd-cluster.ts';
+import { withEtcdCluster } from '../helpers/etcd-cluster-hooks.ts';
+import {
+  memberUpgrade,
+  progressEvents,
+  runKilledAtSecondStop,
+  runKvupgrade,
+  runReplay,
+  story,
+} from '../helpers/etcd-kvupgrade.ts';
 import { readPrefix, startWriter } from '../helpers/etcd-writer.ts';
 
 const infra = inject('infra');
 let cluster: EtcdTestCluster;
-
-beforeAll(async () => {
-  cluster = await createEtcdCluster({ infra, basePort: 23710 });
-  await cluster.start();
-});
-afterAll(async () => {
-  await cluster?.destroy();
+withEtcdCluster({ infra, basePort: 23710 }, (c) => {
+  cluster = c;
 });
 
 describe('kvupgrade resume after the orchestrator was SIGKILLed in the middle of a run', () => {
   it('finishes the upgrade, and replay of kv.upgrade-progress shows both sessions', async () => {
     const writer = startWriter(cluster.members.map((m) => m.clientUrl));
-    // Killed the moment it announces it stops the second member: that member may be up or down.
-    const { child, result } = spawnKvupgrade(infra, ['run', '--cluster', cluster.file]);
-    let seen = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if ((seen.match(/ member-stopping \[/g) ?? []).length >= 2) child.kill('SIGKILL');
-    });
-    const killed = await result;
+    const killed = await runKilledAtSecondStop(infra, cluster.file);
     expect(killed.signal, killed.stdout).toBe('SIGKILL');
 
     const interrupted = await runKvupgrade(infra, ['status', '--cluster', cluster.file]);
@@ -49,20 +45,14 @@ describe('kvupgrade resume after the orchestrator was SIGKILLed in the middle of
 
     const events = await progressEvents(infra, cluster.name);
     const [first, second, third] = events.find((e) => e.step === 'checks-passed')!.order;
-    const upgrade = (m: string | undefined) => [
-      `member-stopping[${m}]`,
-      `member-stopped[${m}]`,
-      `member-starting[${m}]`,
-      `member-upgraded[${m}]`,
-    ];
     expect(story(events)).toEqual([
       'checks-passed',
       'snapshot-saved',
-      ...upgrade(first),
+      ...memberUpgrade(first!),
       `member-stopping[${second}]`,
       'resumed',
-      ...upgrade(second).slice(1),
-      ...upgrade(third),
+      ...memberUpgrade(second!).slice(1),
+      ...memberUpgrade(third!),
       'all-members-upgraded',
       'cluster-version-updated',
     ]);

@@ -1,6 +1,13 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createEtcdCluster, type EtcdTestCluster } from '../helpers/etcd-cluster.ts';
-import { etcdFailingOnSecondMember, progressEvents, runKvupgrade, story } from '../helpers/etcd-kvupgrade.ts';
+import { describe, expect, inject, it } from 'vitest';
+import type { EtcdTestCluster } from '../helpers/etcd-cluster.ts';
+import { withEtcdCluster } from '../helpers/etcd-cluster-hooks.ts';
+import {
+  etcdFailingOnSecondMember,
+  progressEvents,
+  rolledBackAtSecondStart,
+  runKvupgrade,
+  story,
+} from '../helpers/etcd-kvupgrade.ts';
 import { putKey, readPrefix } from '../helpers/etcd-writer.ts';
 
 const infra = inject('infra');
@@ -10,16 +17,11 @@ let cluster: EtcdTestCluster;
  * The real etcd 3.5.16, except that the second member it is asked to start gets a flag 3.5 does
  * not know, so that start fails as a broken binary or configuration would (exit 2).
  */
-beforeAll(async () => {
-  cluster = await createEtcdCluster({ infra, basePort: 23610 });
-  await cluster.start();
-  const failing = await etcdFailingOnSecondMember(cluster.dir, cluster.bin.etcd35);
-  cluster = await cluster.rewrite((raw) => {
+withEtcdCluster({ infra, basePort: 23610 }, async (c) => {
+  const failing = await etcdFailingOnSecondMember(c.dir, c.bin.etcd35);
+  cluster = await c.rewrite((raw) => {
     (raw.binaries as Record<string, string>).target = failing;
   });
-});
-afterAll(async () => {
-  await cluster?.destroy();
 });
 
 describe('kvupgrade run when the 3.5 binary fails on the second member', () => {
@@ -42,21 +44,7 @@ describe('kvupgrade run when the 3.5 binary fails on the second member', () => {
     const leader = events.find((e) => e.step === 'checks-passed')!.leader!;
     const [first, second] = events.find((e) => e.step === 'checks-passed')!.order;
     expect(leader).not.toBe(first);
-    expect(story(events)).toEqual([
-      'checks-passed',
-      'snapshot-saved',
-      `member-stopping[${first}]`,
-      `member-stopped[${first}]`,
-      `member-starting[${first}]`,
-      `member-upgraded[${first}]`,
-      `member-stopping[${second}]`,
-      `member-stopped[${second}]`,
-      `member-starting[${second}]`,
-      `step-failed[${second}]`,
-      `member-rolled-back[${second}]`,
-      `member-rolled-back[${first}]`,
-      'rollback-finished',
-    ]);
+    expect(story(events)).toEqual(rolledBackAtSecondStart(first!, second!));
     const failure = events.find((e) => e.step === 'step-failed')!;
     expect(failure.error).toMatch(
       new RegExp(`^${second} is not running \\(exit code 2\\); last log lines: .*`),

@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createEtcdCluster, type EtcdTestCluster } from '../helpers/etcd-cluster.ts';
-import { progressEvents, runKvupgrade, story } from '../helpers/etcd-kvupgrade.ts';
+import { describe, expect, inject, it } from 'vitest';
+import type { EtcdTestCluster } from '../helpers/etcd-cluster.ts';
+import { withEtcdCluster } from '../helpers/etcd-cluster-hooks.ts';
+import { memberUpgrade, progressEvents, runKvupgrade, story } from '../helpers/etcd-kvupgrade.ts';
 import { readPrefix, startWriter } from '../helpers/etcd-writer.ts';
 
 const infra = inject('infra');
 let cluster: EtcdTestCluster;
-
-beforeAll(async () => {
-  cluster = await createEtcdCluster({ infra, basePort: 23410 });
-  await cluster.start();
-});
-afterAll(async () => {
-  await cluster?.destroy();
+withEtcdCluster({ infra, basePort: 23410 }, (c) => {
+  cluster = c;
 });
 
 describe('kvupgrade run on a real 3-member 3.4.23 cluster', () => {
@@ -41,17 +37,11 @@ describe('kvupgrade run on a real 3-member 3.4.23 cluster', () => {
     const events = await progressEvents(infra, cluster.name);
     const [leader] = events.filter((e) => e.step === 'checks-passed').map((e) => e.leader);
     const followers = cluster.members.map((m) => m.name).filter((n) => n !== leader);
-    const upgrade = (m: string) => [
-      `member-stopping[${m}]`,
-      `member-stopped[${m}]`,
-      `member-starting[${m}]`,
-      `member-upgraded[${m}]`,
-    ];
     expect(story(events)).toEqual([
       'checks-passed',
       'snapshot-saved',
-      ...followers.flatMap(upgrade),
-      ...upgrade(leader!),
+      ...followers.flatMap(memberUpgrade),
+      ...memberUpgrade(leader!),
       'all-members-upgraded',
       'cluster-version-updated',
     ]);

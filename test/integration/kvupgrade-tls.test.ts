@@ -1,11 +1,13 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createEtcdCluster, type EtcdTestCluster } from '../helpers/etcd-cluster.ts';
+import { describe, expect, inject, it } from 'vitest';
+import type { EtcdTestCluster } from '../helpers/etcd-cluster.ts';
+import { withEtcdCluster } from '../helpers/etcd-cluster-hooks.ts';
 import {
   etcdFailingOnSecondMember,
   progressEvents,
+  rolledBackAtSecondStart,
+  runKilledAtSecondStop,
   runKvupgrade,
-  spawnKvupgrade,
   story,
 } from '../helpers/etcd-kvupgrade.ts';
 import { CLIENT_EXTENSIONS, makeCertificates, signedCertificate } from '../helpers/etcd-tls.ts';
@@ -17,13 +19,9 @@ let realTarget: string;
 
 const versions = async (c: EtcdTestCluster) => Promise.all(c.members.map((m) => c.etcd.version(m.clientUrl)));
 
-beforeAll(async () => {
-  cluster = await createEtcdCluster({ infra, basePort: 24010, tls: true });
-  await cluster.start();
-  realTarget = cluster.bin.etcd35;
-});
-afterAll(async () => {
-  await cluster?.destroy();
+withEtcdCluster({ infra, basePort: 24010, tls: true }, (c) => {
+  cluster = c;
+  realTarget = c.bin.etcd35;
 });
 
 describe('kvupgrade on a 3.4.23 cluster with client and peer TLS and client certificate authentication', () => {
@@ -118,21 +116,7 @@ describe('kvupgrade on a 3.4.23 cluster with client and peer TLS and client cert
       });
     const events = await progressEvents(infra, cluster.name);
     const [first, second] = events.find((e) => e.step === 'checks-passed')!.order;
-    expect(story(events)).toEqual([
-      'checks-passed',
-      'snapshot-saved',
-      `member-stopping[${first}]`,
-      `member-stopped[${first}]`,
-      `member-starting[${first}]`,
-      `member-upgraded[${first}]`,
-      `member-stopping[${second}]`,
-      `member-stopped[${second}]`,
-      `member-starting[${second}]`,
-      `step-failed[${second}]`,
-      `member-rolled-back[${second}]`,
-      `member-rolled-back[${first}]`,
-      'rollback-finished',
-    ]);
+    expect(story(events)).toEqual(rolledBackAtSecondStart(first!, second!));
     expect(events.find((e) => e.step === 'step-failed')!.error).toMatch(
       new RegExp(`^${second} is not running \\(exit code 2\\)`),
     );
@@ -144,13 +128,7 @@ describe('kvupgrade on a 3.4.23 cluster with client and peer TLS and client cert
   it('upgrades over TLS with a client writing through all endpoints, after the orchestrator was SIGKILLed and resumed', async () => {
     const endpoints = cluster.members.map((m) => m.clientUrl);
     const writer = startWriter(endpoints, { tls: cluster.tls });
-    const { child, result } = spawnKvupgrade(infra, ['run', '--cluster', cluster.file]);
-    let seen = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if ((seen.match(/ member-stopping \[/g) ?? []).length >= 2) child.kill('SIGKILL');
-    });
-    const killed = await result;
+    const killed = await runKilledAtSecondStop(infra, cluster.file);
     expect(killed.signal, killed.stdout + killed.stderr).toBe('SIGKILL');
 
     const resumed = await runKvupgrade(infra, ['resume', '--cluster', cluster.file]);

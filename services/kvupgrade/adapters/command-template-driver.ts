@@ -1,6 +1,7 @@
 import type { Clock } from '../../../shared/clock.ts';
 import { AppError, unavailable } from '../../../shared/errors.ts';
-import type { DriverSpec, MemberSpec } from '../domain/cluster-spec.ts';
+import type { DriverSpec } from '../domain/driver-spec.ts';
+import type { MemberSpec } from '../domain/member-spec.ts';
 import { type Placeholder, renderTemplate } from '../domain/templates.ts';
 import type { MemberDriver } from '../ports.ts';
 import { lastLines, runCommand } from './process.ts';
@@ -62,6 +63,7 @@ export function createCommandTemplateDriver(options: {
       const result = await sh(spec.check, { ...memberValues(member), file }, 30_000);
       return result.code === 0;
     },
+    dataDirId: async () => undefined,
     async start(member, binary, version) {
       const result = await sh(spec.start, { ...memberValues(member), binary, flags: member.flags, version });
       if (result.code !== 0)

@@ -230,6 +230,7 @@ export function createEtcdHttp(options: {
       const header = (json.header ?? {}) as Json;
       return {
         memberId: uint64Text(header.member_id) ?? '',
+        clusterId: uint64Text(header.cluster_id) ?? '',
         leaderId: uint64Text(json.leader) ?? '',
         revision: number(header.revision),
         raftIndex: number(json.raftIndex),

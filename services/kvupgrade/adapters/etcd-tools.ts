@@ -1,5 +1,7 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { unavailable } from '../../../shared/errors.ts';
-import type { TlsSpec } from '../domain/cluster-spec.ts';
+import type { TlsSpec } from '../domain/driver-spec.ts';
 import type { SnapshotStatus, SnapshotTool } from '../ports.ts';
 import { parseJsonLossless } from './lossless-json.ts';
 import { lastLines, runCommand } from './process.ts';
@@ -23,6 +25,7 @@ export function createSnapshotTool(options: {
   const { etcdctl, etcdutl, timeoutMs, credentials, tls } = options;
   return {
     async save(endpoint, file) {
+      await mkdir(dirname(file), { recursive: true });
       // A single endpoint: etcdctl refuses to snapshot through several.
       const args = [
         `--endpoints=${endpoint}`,

@@ -5,8 +5,8 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../../../shared/clock.ts';
 import { AppError, unavailable } from '../../../shared/errors.ts';
-import type { MemberSpec } from '../domain/cluster-spec.ts';
 import { type Flag, flagDifferences, flagValue, parseFlags } from '../domain/flags.ts';
+import type { MemberSpec } from '../domain/member-spec.ts';
 import type { MemberDriver } from '../ports.ts';
 import { lastLines, runCommand } from './process.ts';
 
@@ -112,6 +112,14 @@ export function createLocalProcessDriver(options: {
       return stat(file).then(
         () => true,
         (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? false : undefined),
+      );
+    },
+
+    async dataDirId(member) {
+      // etcd makes <dataDir>/member once, when the member first starts; only a new folder has another.
+      return stat(join(member.dataDir, 'member')).then(
+        (s) => `${s.ino}@${Math.round(s.birthtimeMs)}`,
+        () => undefined,
       );
     },
 

@@ -1,8 +1,8 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { invalidArgument } from '../../../shared/errors.ts';
-import type { TlsSpec } from '../domain/cluster-spec.ts';
-import type { CertificateFacts } from '../domain/plan.ts';
+import type { CertificateFacts } from '../domain/cluster-facts.ts';
+import type { TlsSpec } from '../domain/driver-spec.ts';
 
 /** The cluster file's `tls` block, read: what every HTTPS call and etcdctl run is given. */
 export interface TlsMaterial {

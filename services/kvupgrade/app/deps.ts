@@ -1,9 +1,9 @@
 import type { Clock } from '../../../shared/clock.ts';
 import type { Logger } from '../../../shared/logger.ts';
+import type { CertificateFacts } from '../domain/cluster-facts.ts';
 import type { ClusterSpec } from '../domain/cluster-spec.ts';
-import type { CertificateFacts } from '../domain/plan.ts';
 import type { EventContext, UpgradeProgress } from '../domain/progress.ts';
-import type { EtcdClient, MemberDriver, ProgressLog, SnapshotTool } from '../ports.ts';
+import type { BinaryVersion, EtcdClient, MemberDriver, ProgressLog, SnapshotTool } from '../ports.ts';
 
 /** What the orchestrator works with; main.ts builds it, tests may swap any part. */
 export interface OrchestratorDeps {
@@ -11,6 +11,8 @@ export interface OrchestratorDeps {
   readonly etcd: EtcdClient;
   readonly driver: MemberDriver;
   readonly snapshots: SnapshotTool;
+  /** What plan's binaries check runs. */
+  readonly binaryVersion: BinaryVersion;
   readonly progress: ProgressLog;
   readonly clock: Clock;
   readonly logger: Logger;

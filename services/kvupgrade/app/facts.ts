@@ -1,9 +1,9 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { binaryVersion } from '../adapters/etcd-tools.ts';
-import type { ClusterSpec, MemberSpec } from '../domain/cluster-spec.ts';
-import type { CertificateFacts, ClusterFacts, MemberFacts, ToolFacts } from '../domain/plan.ts';
-import type { EtcdClient, MemberDriver } from '../ports.ts';
+import type { CertificateFacts, ClusterFacts, MemberFacts, ToolFacts } from '../domain/cluster-facts.ts';
+import type { ClusterSpec } from '../domain/cluster-spec.ts';
+import type { MemberSpec } from '../domain/member-spec.ts';
+import type { BinaryVersion, EtcdClient, MemberDriver } from '../ports.ts';
 
 const message = (error: unknown) => (error as Error).message ?? String(error);
 
@@ -85,6 +85,7 @@ export async function gatherFacts(
   etcd: EtcdClient,
   more: {
     readonly driver: MemberDriver;
+    readonly binaryVersion: BinaryVersion;
     /** The tls block's certificates, read when the files were loaded. */
     readonly certificates?: readonly CertificateFacts[];
     readonly now: number;
@@ -100,6 +101,7 @@ export async function gatherFacts(
       break;
     }
   }
+  const { binaryVersion } = more;
   const [current, target, etcdctl, etcdutl] = await Promise.all([
     local ? binaryVersion(spec.binaries.current, ['--version']) : undefined,
     local ? binaryVersion(spec.binaries.target, ['--version']) : undefined,

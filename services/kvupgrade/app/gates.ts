@@ -1,5 +1,5 @@
 import { AppError, unavailable } from '../../../shared/errors.ts';
-import type { MemberSpec } from '../domain/cluster-spec.ts';
+import type { MemberSpec } from '../domain/member-spec.ts';
 import { isOnMinor } from '../domain/versions.ts';
 import type { GateDeps } from './deps.ts';
 

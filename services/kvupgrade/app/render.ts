@@ -1,7 +1,8 @@
 import type { ClusterSpec } from '../domain/cluster-spec.ts';
-import type { UpgradeState } from '../domain/machine.ts';
+import { noCurrentRunLines, type Standing } from '../domain/history.ts';
 import { METRIC_RENAMES, type Plan, POINT_OF_NO_RETURN, type Verdict } from '../domain/plan.ts';
 import type { UpgradeProgress } from '../domain/progress.ts';
+import { initialState, type UpgradeState } from '../domain/run-state.ts';
 
 const MARK = { pass: 'ok', warn: 'WARN', refuse: 'REFUSE', done: 'done' } as const;
 
@@ -47,8 +48,32 @@ export function renderEvent(e: UpgradeProgress): string {
   return `${time(e.occurred_at)} ${e.phase.padEnd(24)} ${kind}${e.step}${e.member ? ` [${e.member}]` : ''}: ${e.message}`;
 }
 
-export function renderStatus(state: UpgradeState, events: readonly UpgradeProgress[], tail = 15): string {
-  if (events.length === 0) return `no upgrade recorded for cluster ${state.cluster}\n`;
+/** Where the cluster stands: the run of the cluster as it is now, then the last events. */
+export function renderStatus(
+  cluster: string,
+  now: Standing,
+  events: readonly UpgradeProgress[],
+  tail = 15,
+): string {
+  if (events.length === 0) return `no upgrade recorded for cluster ${cluster}\n`;
+  const lines =
+    !now.current && now.earlier
+      ? noCurrentRunLines(cluster, now.earlier)
+      : runLines(now.current?.state ?? initialState(cluster), events);
+  if (now.current?.inconsistent)
+    lines.push(
+      `  its events from ${now.current.inconsistent} on do not follow from the ones before and are left out`,
+    );
+  lines.push(
+    '',
+    `last ${Math.min(tail, events.length)} of ${events.length} events:`,
+    ...events.slice(-tail).map((e) => `  ${renderEvent(e)}`),
+    '',
+  );
+  return lines.join('\n');
+}
+
+function runLines(state: UpgradeState, events: readonly UpgradeProgress[]): string[] {
   const sessions = new Set(events.filter((e) => e.run_id === state.runId).map((e) => e.session_id));
   const lines = [
     `cluster ${state.cluster}: ${state.phase}`,
@@ -64,13 +89,7 @@ export function renderStatus(state: UpgradeState, events: readonly UpgradeProgre
     lines.push(`  floor (stop-to-healthy + cluster version wait): ${(state.floorMs / 1000).toFixed(2)} s`);
   const next = NEXT[state.phase];
   if (next) lines.push(`  next: ${next}`);
-  lines.push(
-    '',
-    `last ${Math.min(tail, events.length)} of ${events.length} events:`,
-    ...events.slice(-tail).map((e) => `  ${renderEvent(e)}`),
-    '',
-  );
-  return lines.join('\n');
+  return lines;
 }
 
 const NEXT: Partial<Record<UpgradeState['phase'], string>> = {
@@ -125,7 +144,9 @@ export function jsonEvent(e: UpgradeProgress): string {
   });
 }
 
-export function jsonStatus(state: UpgradeState, events: readonly UpgradeProgress[]): string {
+export function jsonStatus(cluster: string, now: Standing, events: readonly UpgradeProgress[]): string {
+  const state = now.current?.state ?? initialState(cluster);
+  const earlier = now.current ? undefined : now.earlier;
   return line({
     type: 'status',
     cluster: state.cluster,
@@ -147,6 +168,10 @@ export function jsonStatus(state: UpgradeState, events: readonly UpgradeProgress
     error: state.error ?? null,
     next: events.length === 0 ? null : (NEXT[state.phase] ?? null),
     events: events.length,
+    /** The last run, when it was about an earlier incarnation of the cluster (built again since). */
+    earlier_run: earlier
+      ? { run_id: earlier.run.runId, phase: earlier.run.state.phase, reasons: earlier.reasons }
+      : null,
   });
 }
 

@@ -1,67 +1,15 @@
 import { AppError } from '../../../shared/errors.ts';
+import type { Incarnation } from './incarnation.ts';
+import { ACTIVE_PHASES, BEFORE_POINT_OF_NO_RETURN, type Phase } from './phases.ts';
+import {
+  initialState,
+  remaining,
+  rollbackTargets,
+  type SnapshotInfo,
+  type UpgradeState,
+} from './run-state.ts';
 
-/**
- * The upgrade of one cluster as an explicit state machine. Phases map onto the spec's states:
- *   idle, checked, snapshot-saved       all members 3.4, cluster version 3.4
- *   stopping, member-down               a member is down (the others keep the quorum)
- *   starting, member-upgraded           mixed cluster, cluster version stays 3.4
- *   awaiting-cluster-version            all members 3.5; the leader flips the cluster version within ~4 s
- *   completed                           cluster version 3.5: the point of no return
- *   rolling-back, rolled-back           3.4 binary restored on every upgraded member (downgrade works)
- *   restoring, restored                 after the point of no return: snapshot restored into new data folders
- *   failed                              stopped; an operator decides (the event says why)
- */
-export const PHASES = [
-  'idle',
-  'checked',
-  'snapshot-saved',
-  'stopping',
-  'member-down',
-  'starting',
-  'member-upgraded',
-  'awaiting-cluster-version',
-  'completed',
-  'rolling-back',
-  'rolled-back',
-  'restoring',
-  'restored',
-  'failed',
-] as const;
-export type Phase = (typeof PHASES)[number];
-
-/** Phases a run is in the middle of: `resume` continues from them, `run` refuses to start over them. */
-export const ACTIVE_PHASES: readonly Phase[] = Object.freeze([
-  'checked',
-  'snapshot-saved',
-  'stopping',
-  'member-down',
-  'starting',
-  'member-upgraded',
-  'awaiting-cluster-version',
-  'rolling-back',
-  'restoring',
-]);
-
-/** Phases in which some member may still run 3.4: the 3.4 binary can still be put back. */
-export const BEFORE_POINT_OF_NO_RETURN: readonly Phase[] = Object.freeze([
-  'checked',
-  'snapshot-saved',
-  'stopping',
-  'member-down',
-  'starting',
-  'member-upgraded',
-]);
-
-export interface SnapshotInfo {
-  readonly path: string;
-  readonly revision: number;
-  readonly hash: number;
-  readonly totalKeys: number;
-  readonly totalBytes: number;
-  readonly takenAt: number;
-  /** The member it was saved from (the leader at the time). */
-  readonly member: string;
-}
+// The spec's states and transitions as a table: `transition` is the only way a run's state changes.
 
 export type Trigger =
   | {
@@ -72,6 +20,8 @@ export type Trigger =
       readonly fromVersion: string;
       readonly toVersion: string;
       readonly pacingMs: number;
+      /** The cluster the checks were made on. */
+      readonly incarnation?: Incarnation;
     }
   | { readonly type: 'snapshot-saved'; readonly snapshot: SnapshotInfo; readonly elapsedMs: number }
   | { readonly type: 'member-stopping'; readonly member: string; readonly leader: string | undefined }
@@ -97,7 +47,12 @@ export type Trigger =
   | { readonly type: 'rollback-failed'; readonly member: string | undefined; readonly error: string }
   | { readonly type: 'restore-started'; readonly lostRevisions: number | undefined }
   | { readonly type: 'member-restored'; readonly member: string }
-  | { readonly type: 'restore-finished'; readonly elapsedMs: number }
+  | {
+      readonly type: 'restore-finished';
+      readonly elapsedMs: number;
+      /** The restored cluster: a new cluster ID, new member IDs, new data folders. */
+      readonly incarnation?: Incarnation;
+    }
   | { readonly type: 'restore-failed'; readonly member: string | undefined; readonly error: string }
   | { readonly type: 'resumed' };
 export type TriggerType = Trigger['type'];
@@ -110,7 +65,8 @@ interface Transition {
 
 /** Every legal edge. Anything else is refused by `transition`. */
 export const TRANSITIONS: readonly Transition[] = Object.freeze([
-  { trigger: 'checks-passed', from: ['idle', 'rolled-back', 'restored', 'failed'], to: 'checked' },
+  // Every run starts from nothing: the runs before it are history (history.ts).
+  { trigger: 'checks-passed', from: ['idle'], to: 'checked' },
   { trigger: 'snapshot-saved', from: ['checked'], to: 'snapshot-saved' },
   { trigger: 'member-stopping', from: ['snapshot-saved', 'member-upgraded'], to: 'stopping' },
   { trigger: 'member-stopped', from: ['stopping'], to: 'member-down' },
@@ -130,55 +86,6 @@ export const TRANSITIONS: readonly Transition[] = Object.freeze([
   { trigger: 'restore-failed', from: ['restoring'], to: 'failed' },
   ...ACTIVE_PHASES.map((phase) => ({ trigger: 'resumed' as const, from: [phase], to: phase })),
 ]);
-
-export interface UpgradeState {
-  readonly cluster: string;
-  readonly phase: Phase;
-  readonly runId: string | undefined;
-  readonly order: readonly string[];
-  readonly leader: string | undefined;
-  readonly fromVersion: string | undefined;
-  readonly toVersion: string | undefined;
-  readonly pacingMs: number;
-  /** The member being stopped, started or gated. */
-  readonly current: string | undefined;
-  /** Members that passed the gate on the new binary, in order. */
-  readonly upgraded: readonly string[];
-  /** Members put back on the old binary, or restored from the snapshot, in this rollback. */
-  readonly rolledBack: readonly string[];
-  readonly snapshot: SnapshotInfo | undefined;
-  readonly error: string | undefined;
-  /** When the current member began to stop: its stop-to-healthy time is measured from here. */
-  readonly stopStartedAt: number | undefined;
-  /** When the last member passed its gate: pacing counts from here. */
-  readonly lastUpgradedAt: number | undefined;
-  readonly startedAt: number | undefined;
-  readonly updatedAt: number | undefined;
-  /** Sum of each member's stop-to-healthy time plus the wait for the cluster version: the floor. */
-  readonly floorMs: number;
-}
-
-export const initialState = (cluster: string): UpgradeState => ({
-  cluster,
-  phase: 'idle',
-  runId: undefined,
-  order: [],
-  leader: undefined,
-  fromVersion: undefined,
-  toVersion: undefined,
-  pacingMs: 0,
-  current: undefined,
-  upgraded: [],
-  rolledBack: [],
-  snapshot: undefined,
-  error: undefined,
-  stopStartedAt: undefined,
-  lastUpgradedAt: undefined,
-  startedAt: undefined,
-  updatedAt: undefined,
-  floorMs: 0,
-});
-
 export class IllegalTransitionError extends AppError {
   constructor(message: string) {
     super('FAILED_PRECONDITION', message);
@@ -214,6 +121,7 @@ export function transition(state: UpgradeState, trigger: Trigger, at: number): U
         fromVersion: trigger.fromVersion,
         toVersion: trigger.toVersion,
         pacingMs: trigger.pacingMs,
+        incarnation: trigger.incarnation,
         startedAt: at,
         updatedAt: at,
       };
@@ -270,7 +178,12 @@ export function transition(state: UpgradeState, trigger: Trigger, at: number): U
     case 'member-restored':
       return { ...next, rolledBack: [...state.rolledBack, trigger.member] };
     case 'restore-finished':
-      return { ...next, upgraded: [], current: undefined };
+      return {
+        ...next,
+        upgraded: [],
+        current: undefined,
+        incarnation: trigger.incarnation ?? state.incarnation,
+      };
     case 'rollback-failed':
     case 'restore-failed':
       return { ...next, error: trigger.error };
@@ -278,33 +191,6 @@ export function transition(state: UpgradeState, trigger: Trigger, at: number): U
       return next;
   }
 }
-
-export const remaining = (state: UpgradeState): string[] =>
-  state.order.filter((m) => !state.upgraded.includes(m));
-
-/**
- * Members that must get the old binary back, in a safe order: first the member in progress (it is
- * down or failing, so the cluster regains a full set soonest), then the upgraded ones, newest first.
- */
-export function rollbackTargets(state: UpgradeState): string[] {
-  const targets = state.current && !state.upgraded.includes(state.current) ? [state.current] : [];
-  return [...targets, ...[...state.upgraded].reverse()];
-}
-
-/**
- * The next member to upgrade: followers first, in the planned order; the current leader only when
- * it is the last one left (leadership may have moved since the plan).
- */
-export function pickNextMember(state: UpgradeState, currentLeader: string | undefined): string | undefined {
-  const left = remaining(state);
-  return left.find((m) => m !== currentLeader) ?? left[0];
-}
-
-/** When the next member may be stopped: pacing counts from the moment the previous one was upgraded. */
-export function nextStopAllowedAt(state: UpgradeState): number {
-  return (state.lastUpgradedAt ?? 0) + state.pacingMs;
-}
-
 /** What the orchestrator does next in a phase; `none` when the run has ended. */
 export type Action =
   | 'save-snapshot'

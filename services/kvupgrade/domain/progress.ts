@@ -1,12 +1,14 @@
-import type { UpgradeProgressV1 } from '../../../schemas/gen/events.ts';
-import type { SnapshotInfo, Trigger, UpgradeState } from './machine.ts';
+import type { UpgradeProgressV2 } from '../../../schemas/gen/events.ts';
+import type { Incarnation } from './incarnation.ts';
+import type { Trigger } from './machine.ts';
 import type { Verdict } from './plan.ts';
+import type { SnapshotInfo, UpgradeState } from './run-state.ts';
 
 export const PROGRESS_EVENT_TYPE = 'UpgradeProgress' as const;
 export type EventKind = 'transition' | 'check' | 'member_log' | 'note';
 
-/** The UpgradeProgress payload (schemas/upgrade-progress.v1.avsc): timestamps as read (Date) or written. */
-export type UpgradeProgress = UpgradeProgressV1<number | Date>;
+/** The UpgradeProgress payload (schemas/upgrade-progress.v2.avsc): timestamps as read (Date) or written. */
+export type UpgradeProgress = UpgradeProgressV2<number | Date>;
 
 /** Who is writing: the same for every event of one CLI invocation. */
 export interface EventContext {
@@ -35,6 +37,7 @@ const base = (state: UpgradeState, ctx: EventContext, at: number) => ({
   snapshot: null,
   lost_revisions: null,
   error: null,
+  incarnation: null,
 });
 
 /** The event of a transition: `after` is the state it led to. Everything the trigger carried is in it. */
@@ -63,6 +66,10 @@ export function transitionEvent(
     lost_revisions: trigger.type === 'restore-started' ? (trigger.lostRevisions ?? null) : null,
     message: describe(trigger, after),
     error: typeof t.error === 'string' ? t.error : null,
+    incarnation:
+      (trigger.type === 'checks-passed' || trigger.type === 'restore-finished') && trigger.incarnation
+        ? toAvroIncarnation(trigger.incarnation)
+        : null,
   };
 }
 
@@ -123,6 +130,7 @@ export function triggerOf(event: UpgradeProgress): Trigger | undefined {
         fromVersion: event.from_version ?? '',
         toVersion: event.to_version ?? '',
         pacingMs: event.pacing_ms ?? 0,
+        ...incarnationOf(event),
       };
     case 'snapshot-saved':
       if (!event.snapshot) return undefined;
@@ -149,7 +157,7 @@ export function triggerOf(event: UpgradeProgress): Trigger | undefined {
     case 'member-restored':
       return { type: 'member-restored', member };
     case 'restore-finished':
-      return { type: 'restore-finished', elapsedMs };
+      return { type: 'restore-finished', elapsedMs, ...incarnationOf(event) };
     case 'all-members-upgraded':
     case 'rollback-requested':
     case 'rollback-finished':
@@ -159,6 +167,34 @@ export function triggerOf(event: UpgradeProgress): Trigger | undefined {
       return undefined;
   }
 }
+
+/** The incarnation an event carries, as a trigger's optional field (absent in events of schema v1). */
+const incarnationOf = (event: UpgradeProgress): { incarnation?: Incarnation } =>
+  event.incarnation
+    ? {
+        incarnation: {
+          clusterId: event.incarnation.cluster_id ?? undefined,
+          revision: event.incarnation.revision ?? undefined,
+          members: event.incarnation.members.map((m) => ({
+            name: m.name,
+            memberId: m.member_id ?? undefined,
+            dataDir: m.data_dir,
+            dataDirId: m.data_dir_id ?? undefined,
+          })),
+        },
+      }
+    : {};
+
+const toAvroIncarnation = (i: Incarnation): NonNullable<UpgradeProgress['incarnation']> => ({
+  cluster_id: i.clusterId ?? null,
+  revision: i.revision ?? null,
+  members: i.members.map((m) => ({
+    name: m.name,
+    member_id: m.memberId ?? null,
+    data_dir: m.dataDir,
+    data_dir_id: m.dataDirId ?? null,
+  })),
+});
 
 const toAvroSnapshot = (s: SnapshotInfo): NonNullable<UpgradeProgress['snapshot']> => ({
   path: s.path,

@@ -28,3 +28,7 @@ export function minorOf(text: string): string | undefined {
 export function isOnMinor(text: string | undefined, minor: string): boolean {
   return text !== undefined && minorOf(text) === minor;
 }
+
+/** The upgrade this tool performs: every member from 3.4 to 3.5. */
+export const FROM_MINOR = '3.4';
+export const TO_MINOR = '3.5';

@@ -1,20 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ACTIVE_PHASES,
   edge,
   IllegalTransitionError,
-  initialState,
   nextAction,
-  nextStopAllowedAt,
-  PHASES,
-  pickNextMember,
   rebuild,
-  rollbackTargets,
   TRANSITIONS,
   type Trigger,
   transition,
-  type UpgradeState,
 } from '../../../services/kvupgrade/domain/machine.ts';
+import { ACTIVE_PHASES, PHASES } from '../../../services/kvupgrade/domain/phases.ts';
+import {
+  initialState,
+  nextStopAllowedAt,
+  pickNextMember,
+  rollbackTargets,
+  type UpgradeState,
+} from '../../../services/kvupgrade/domain/run-state.ts';
 
 const snapshot = {
   path: '/b/s.db',
@@ -206,7 +207,7 @@ describe('transition', () => {
     expect(transition(failed, { type: 'rollback-finished' }, 9).phase).toBe('rolled-back');
   });
 
-  it('restores only with a snapshot, and a new run may start after', () => {
+  it('restores only with a snapshot; a new run after it starts from nothing', () => {
     const done = play(happyPath);
     const restored = play(
       [
@@ -220,7 +221,11 @@ describe('transition', () => {
     );
     expect(restored.phase).toBe('restored');
     expect(restored.rolledBack).toEqual(['m1', 'm2', 'm3']);
-    expect(transition(restored, { ...checks, runId: 'r2' }, 99).runId).toBe('r2');
+    // The runs before are history (domain/history.ts): a run's checks come only in phase idle.
+    expect(() => transition(restored, { ...checks, runId: 'r2' }, 99)).toThrow(
+      /not allowed in phase restored/,
+    );
+    expect(transition(initialState('c1'), { ...checks, runId: 'r2' }, 99).runId).toBe('r2');
     const noSnapshot = { ...done, snapshot: undefined };
     expect(() => transition(noSnapshot, { type: 'restore-started', lostRevisions: undefined }, 1)).toThrow(
       /no snapshot/,

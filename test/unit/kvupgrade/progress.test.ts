@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  initialState,
-  type Trigger,
-  transition,
-  type UpgradeState,
-} from '../../../services/kvupgrade/domain/machine.ts';
+import { type Trigger, transition } from '../../../services/kvupgrade/domain/machine.ts';
 import {
   checkEvent,
   noteEvent,
@@ -13,6 +8,7 @@ import {
   triggerOf,
   type UpgradeProgress,
 } from '../../../services/kvupgrade/domain/progress.ts';
+import { initialState, type UpgradeState } from '../../../services/kvupgrade/domain/run-state.ts';
 import { loadCatalog } from '../../../shared/avro/catalog.ts';
 
 const catalog = loadCatalog();
@@ -47,6 +43,15 @@ const triggers: Trigger[] = [
   { type: 'rollback-finished' },
 ];
 
+const incarnation = {
+  clusterId: '11352937356082580213',
+  revision: 24,
+  members: [
+    { name: 'm1', memberId: '12990314713138246594', dataDir: '/d/m1', dataDirId: '9978530@1795631693828' },
+    { name: 'm2', memberId: undefined, dataDir: '/d/m2', dataDirId: undefined },
+  ],
+};
+
 /** Encodes with the real Avro schema and decodes back, as the topic would. */
 const throughAvro = (event: UpgradeProgress): UpgradeProgress =>
   catalog.decode(catalog.encode(PROGRESS_EVENT_TYPE, event)).payload as unknown as UpgradeProgress;
@@ -65,6 +70,28 @@ describe('UpgradeProgress events', () => {
     });
     expect(rebuilt).toEqual(state);
     expect(rebuilt.phase).toBe('rolled-back');
+  });
+
+  it('carry the incarnation of a run through Avro, uint64 IDs as text', () => {
+    const checks = { ...triggers[0]!, incarnation } as Trigger;
+    const state = transition(initialState('c1'), checks, 5);
+    const decoded = throughAvro(transitionEvent(state, checks, ctx, 5));
+    expect(decoded.incarnation?.cluster_id).toBe('11352937356082580213');
+    expect(triggerOf(decoded)).toEqual(checks);
+    expect(state.incarnation).toEqual(incarnation);
+    expect(
+      throughAvro(checkEvent(state, { check: 'auth', status: 'pass', message: 'ok' }, ctx, 6)).incarnation,
+    ).toBe(null);
+  });
+
+  it('written with schema v1 (before incarnations) still read, as runs without one', () => {
+    const v1 = loadCatalog(undefined, { pin: { UpgradeProgress: 1 } });
+    const state = transition(initialState('c1'), triggers[0]!, 5);
+    const { incarnation: _, ...old } = transitionEvent(state, triggers[0]!, ctx, 5);
+    const decoded = catalog.decode(v1.encode(PROGRESS_EVENT_TYPE, old));
+    expect(decoded).toMatchObject({ writerVersion: 1, readerVersion: 2 });
+    expect((decoded.payload as unknown as UpgradeProgress).incarnation).toBe(null);
+    expect(triggerOf(decoded.payload as unknown as UpgradeProgress)).toEqual(triggers[0]);
   });
 
   it('say what happened in words and columns', () => {

@@ -1,0 +1,112 @@
+// The steps of an upgrade, one per action of the state machine: each does its work and commits
+// the transition that records it.
+import { join } from 'node:path';
+import { unavailable } from '../../../shared/errors.ts';
+import { memberNamed } from '../domain/cluster-spec.ts';
+import { IllegalTransitionError } from '../domain/machine.ts';
+import { nextStopAllowedAt, pickNextMember, type UpgradeState } from '../domain/run-state.ts';
+import { TO_MINOR } from '../domain/versions.ts';
+import { findLeader, waitClusterVersion, waitMemberHealthy } from './gates.ts';
+import { gateTimeoutMs, type StepContext, startMember, stopMemberNoted } from './member-control.ts';
+
+/** From the leader (it has the latest data), then verified: revision caught up, keys present. */
+export async function saveSnapshot(
+  { deps, recorder }: StepContext,
+  state: UpgradeState,
+): Promise<UpgradeState> {
+  const { spec, etcd, snapshots, clock } = deps;
+  const leader = await findLeader(deps);
+  if (!leader) throw unavailable('no single leader found to take the snapshot from');
+  const file = join(spec.backupDir, `${spec.name}-${state.runId}.db`);
+  const started = clock.now();
+  const before = (await etcd.status(leader.clientUrl)).revision;
+  await snapshots.save(leader.clientUrl, file);
+  const status = await snapshots.status(file);
+  // An empty key space reads as revision 0 in the file while the server says 1.
+  if (Math.max(status.revision, 1) < before)
+    throw unavailable(
+      `snapshot ${file} is at revision ${status.revision}, older than the leader's ${before}`,
+    );
+  if (status.totalKeys === 0) throw unavailable(`snapshot ${file} holds no keys`);
+  const snapshot = { path: file, ...status, takenAt: started, member: leader.name };
+  return recorder.commit(state, { type: 'snapshot-saved', snapshot, elapsedMs: clock.now() - started });
+}
+
+/** Waits out the pacing, then picks the next member (followers first) and announces its stop. */
+export async function upgradeNextMember(ctx: StepContext, state: UpgradeState): Promise<UpgradeState> {
+  const { deps, recorder } = ctx;
+  const wait = nextStopAllowedAt(state) - deps.clock.now();
+  if (wait > 0) {
+    await recorder.note(state, {
+      step: 'pacing',
+      message: `waiting ${(wait / 1000).toFixed(0)} s before the next member (v2 data catch-up)`,
+    });
+    await deps.sleep(wait);
+  }
+  const leader = await findLeader(deps);
+  const member = pickNextMember(state, leader?.name);
+  if (!member) throw new IllegalTransitionError('no member left to upgrade');
+  const stopping = await recorder.commit(state, { type: 'member-stopping', member, leader: leader?.name });
+  return stopCurrent(ctx, stopping);
+}
+
+/** Moves leadership away first when the member leads and an upgraded member can take it. */
+export async function stopCurrent(ctx: StepContext, state: UpgradeState): Promise<UpgradeState> {
+  const { deps, recorder } = ctx;
+  const { spec, etcd, clock } = deps;
+  const member = memberNamed(spec, state.current!);
+  const leader = await findLeader(deps);
+  if (spec.options.transferLeadership && leader?.name === member.name && state.upgraded.length > 0) {
+    const target = memberNamed(spec, state.upgraded.at(-1)!);
+    const started = clock.now();
+    const { memberId } = await etcd.status(target.clientUrl);
+    await etcd.moveLeader(member.clientUrl, memberId);
+    await recorder.note(state, {
+      step: 'leadership-moved',
+      member: member.name,
+      message: `leadership moved from ${member.name} to ${target.name} before stopping it`,
+      elapsedMs: clock.now() - started,
+    });
+  }
+  const started = clock.now();
+  await stopMemberNoted(ctx, state, member);
+  return recorder.commit(state, {
+    type: 'member-stopped',
+    member: member.name,
+    elapsedMs: clock.now() - started,
+  });
+}
+
+export async function startCurrent(ctx: StepContext, state: UpgradeState): Promise<UpgradeState> {
+  const { spec } = ctx.deps;
+  const member = memberNamed(spec, state.current!);
+  const starting = await ctx.recorder.commit(state, { type: 'member-starting', member: member.name });
+  await startMember(ctx, member, spec.binaries.target, state.toVersion ?? TO_MINOR);
+  return gateCurrent(ctx, starting, false);
+}
+
+/** The health gate of the member in progress; after a crash of the orchestrator the start may never have happened. */
+export async function gateCurrent(
+  ctx: StepContext,
+  state: UpgradeState,
+  resumed: boolean,
+): Promise<UpgradeState> {
+  const { deps, recorder } = ctx;
+  const { spec, clock } = deps;
+  const member = memberNamed(spec, state.current!);
+  if (resumed && !(await deps.driver.status(member)).running)
+    await startMember(ctx, member, spec.binaries.target, state.toVersion ?? TO_MINOR);
+  const { version } = await waitMemberHealthy(deps, member, TO_MINOR, gateTimeoutMs(deps), state.toVersion);
+  const elapsedMs = clock.now() - (state.stopStartedAt ?? clock.now());
+  return recorder.commit(state, { type: 'member-upgraded', member: member.name, version, elapsedMs });
+}
+
+export async function awaitClusterVersion(
+  { deps, recorder }: StepContext,
+  state: UpgradeState,
+): Promise<UpgradeState> {
+  const timeoutMs = deps.spec.options.clusterVersionTimeoutSeconds * 1000;
+  const clusterVersion = await waitClusterVersion(deps, TO_MINOR, timeoutMs);
+  const elapsedMs = deps.clock.now() - (state.lastUpgradedAt ?? deps.clock.now());
+  return recorder.commit(state, { type: 'cluster-version-updated', clusterVersion, elapsedMs });
+}

@@ -1,0 +1,210 @@
+// The checks of the cluster as a whole: health, quorum, auth, versions, membership, leader.
+import { answeredVersions } from './cluster-facts.ts';
+import {
+  alreadyUpgraded,
+  type CheckInput,
+  commonServerVersion,
+  leaderOf,
+  type PlanCheck,
+  type Verdict,
+  verdict,
+} from './plan-check.ts';
+import { compareMinor, FROM_MINOR, isOnMinor, minorOf, parseVersion, TO_MINOR } from './versions.ts';
+
+export const AUTH_HAZARD =
+  'auth is enabled: etcd does not support a rolling upgrade from 3.4 with auth, because 3.5 hashes passwords before ' +
+  'proposing them. A user added or a password changed through a 3.5 member while 3.4 members remain is stored on the ' +
+  '3.4 members with an EMPTY password, and stays so after the upgrade. Freeze user and password changes for the whole ' +
+  'run, and set again any password changed during it.';
+
+const unhealthy = ({ facts }: CheckInput) => facts.members.filter((m) => !m.health.ok);
+
+const health: PlanCheck = {
+  name: 'health',
+  judge(input) {
+    const down = unhealthy(input);
+    if (down.length === 0)
+      return [verdict('health', 'pass', `all ${input.facts.members.length} endpoints answer /health true`)];
+    const list = down.map((m) => `${m.name} (${m.health.ok ? '' : m.health.error})`).join('; ');
+    return [verdict('health', 'refuse', `unhealthy: ${list}`)];
+  },
+};
+
+/** Without credentials a read is refused for want of a user: the auth check covers that. */
+const needCredentials = ({ facts }: CheckInput) =>
+  facts.members.some((m) => !m.quorumRead.ok && m.quorumRead.authRequired);
+
+const quorumRead: PlanCheck = {
+  name: 'quorum-read',
+  judge(input) {
+    const failed = input.facts.members.filter((m) => !m.quorumRead.ok && !m.quorumRead.authRequired);
+    if (failed.length > 0) {
+      const list = failed.map((m) => `${m.name} (${m.quorumRead.ok ? '' : m.quorumRead.error})`).join('; ');
+      return [verdict('quorum-read', 'refuse', `no quorum read through ${list}`)];
+    }
+    if (needCredentials(input)) return [];
+    return [verdict('quorum-read', 'pass', 'a linearizable read succeeds through every member')];
+  },
+};
+
+const auth: PlanCheck = {
+  name: 'auth',
+  judge(input) {
+    if (input.facts.authEnabled !== true && !needCredentials(input))
+      return [verdict('auth', 'pass', 'auth is disabled')];
+    if (!input.allowAuth)
+      return [
+        verdict(
+          'auth',
+          'refuse',
+          `${AUTH_HAZARD} Refused; run again with --allow-auth (and auth credentials in the cluster file) to accept it.`,
+        ),
+      ];
+    if (!input.spec.auth)
+      return [
+        verdict(
+          'auth',
+          'refuse',
+          'auth is enabled and --allow-auth was given, but the cluster file has no auth.user / auth.passwordFile to read and snapshot with',
+        ),
+      ];
+    return [verdict('auth', 'warn', AUTH_HAZARD)];
+  },
+};
+
+const versions: PlanCheck = {
+  name: 'versions',
+  judge({ facts }) {
+    const silent = facts.members.filter((m) => !m.version.ok);
+    if (silent.length > 0)
+      return [
+        verdict('versions', 'refuse', `/version did not answer on ${silent.map((m) => m.name).join(', ')}`),
+      ];
+    const list = answeredVersions(facts).map((v) => `${v.name} ${v.server} (cluster ${v.cluster})`);
+    return [verdict('versions', 'pass', list.join(', '))];
+  },
+};
+
+const clusterVersion: PlanCheck = {
+  name: 'cluster-version',
+  judge({ facts }) {
+    const say = (status: Verdict['status'], message: string) => [verdict('cluster-version', status, message)];
+    if (alreadyUpgraded(facts))
+      return say('done', `the cluster version is already ${TO_MINOR} on every member: nothing to do`);
+    const seen = new Set(answeredVersions(facts).map((v) => minorOf(v.cluster) ?? v.cluster));
+    if (seen.size > 1)
+      return say('refuse', `members disagree on the cluster version: ${[...seen].join(', ')}`);
+    if (seen.size === 0) return [];
+    const text = [...seen][0]!;
+    const cv = parseVersion(text);
+    const from = parseVersion(FROM_MINOR)!;
+    if (!cv) return say('refuse', `unreadable cluster version ${text}`);
+    if (compareMinor(cv, from) < 0)
+      return say(
+        'refuse',
+        `cluster version ${cv.major}.${cv.minor} is older than ${FROM_MINOR}: upgrade to ${FROM_MINOR} first`,
+      );
+    if (compareMinor(cv, from) > 0)
+      return say('refuse', `cluster version ${cv.major}.${cv.minor} is not ${FROM_MINOR}`);
+    return say('pass', `cluster version ${FROM_MINOR}`);
+  },
+};
+
+const sameServerVersion: PlanCheck = {
+  name: 'same-server-version',
+  judge({ facts }) {
+    const answered = answeredVersions(facts);
+    if (alreadyUpgraded(facts) || answered.length === 0) return [];
+    const from = commonServerVersion(facts);
+    if (from === undefined) {
+      const list = answered.map((v) => `${v.name} ${v.server}`).join(', ');
+      return [
+        verdict(
+          'same-server-version',
+          'refuse',
+          `members run different versions (${list}): an upgrade was left half done; use resume or rollback`,
+        ),
+      ];
+    }
+    if (!isOnMinor(from, FROM_MINOR))
+      return [verdict('same-server-version', 'refuse', `members run ${from}, not ${FROM_MINOR}.x`)];
+    return [verdict('same-server-version', 'pass', `every member runs ${from}`)];
+  },
+};
+
+const membership: PlanCheck = {
+  name: 'membership',
+  judge({ spec, facts }) {
+    const list = facts.memberList;
+    if (!list) return [verdict('membership', 'refuse', 'no member answered member list')];
+    const problems: string[] = [];
+    for (const m of spec.members) {
+      const found = list.find((l) => l.name === m.name);
+      if (!found) problems.push(`${m.name} is in the file but not in the cluster`);
+      else if (!found.peerUrls.map((u) => new URL(u).origin).includes(m.peerUrl))
+        problems.push(
+          `${m.name} has peer URLs ${found.peerUrls.join(',')} in the cluster, ${m.peerUrl} in the file`,
+        );
+    }
+    for (const l of list)
+      if (!spec.members.some((m) => m.name === l.name))
+        problems.push(`${l.name || `unstarted member ${l.id}`} is in the cluster but not in the file`);
+    if (problems.length > 0) return [verdict('membership', 'refuse', problems.join('; '))];
+    return [verdict('membership', 'pass', `member list matches the file (${list.length} members)`)];
+  },
+};
+
+const leader: PlanCheck = {
+  name: 'leader',
+  judge({ facts }) {
+    const name = leaderOf(facts);
+    if (name) return [verdict('leader', 'pass', `leader: ${name} (etcd_server_is_leader 1)`)];
+    const leaders = facts.members.filter((m) => m.isLeader === true);
+    return [
+      verdict(
+        'leader',
+        'refuse',
+        leaders.length === 0
+          ? 'no member reports etcd_server_is_leader 1'
+          : `several leaders: ${leaders.map((m) => m.name).join(', ')}`,
+      ),
+    ];
+  },
+};
+
+const quorumTolerance: PlanCheck = {
+  name: 'quorum-tolerance',
+  judge(input) {
+    const n = input.spec.members.length;
+    const quorum = Math.floor(n / 2) + 1;
+    const healthy = input.facts.members.length - unhealthy(input).length;
+    if (healthy - 1 >= quorum)
+      return [
+        verdict(
+          'quorum-tolerance',
+          'pass',
+          `${n} members, quorum ${quorum}: the cluster keeps its quorum while one member is down`,
+        ),
+      ];
+    return [
+      verdict(
+        'quorum-tolerance',
+        'refuse',
+        `${n} members (${healthy} healthy), quorum ${quorum}: stopping one member loses the quorum and the cluster stops serving`,
+      ),
+    ];
+  },
+};
+
+/** In the order their verdicts are listed. */
+export const CLUSTER_CHECKS: readonly PlanCheck[] = Object.freeze([
+  health,
+  quorumRead,
+  auth,
+  versions,
+  clusterVersion,
+  sameServerVersion,
+  membership,
+  leader,
+  quorumTolerance,
+]);
