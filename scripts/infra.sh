@@ -5,6 +5,7 @@
 #   infra.sh status              what answers where
 #   infra.sh reset               down, then delete data folders (the download cache stays)
 #   infra.sh env                 KEY=value lines that clients use to reach the servers
+#   infra.sh pid SERVER [NODE]   the pid of a server this script started (tests that kill one)
 # Servers: kafka redis postgres memcached kafka-cluster; `up` also places etcd 3.4.23 and 3.5.16 in the cache.
 # INFRA_PROFILE=test gives the tests servers of their own (other ports, other data), so a test run
 # never writes into what `npm start` shows, nor stops it.
@@ -162,12 +163,17 @@ main() {
       for s in "${servers[@]}"; do server_down "$s"; done ;;
     status) cmd_status ;;
     env) cmd_env ;;
+    pid)  # pid of a server this script started: `pid kafka`, `pid kafka-cluster 2`
+      local file=$INFRA_RUN/${1:-}.pid
+      [ "${1:-}" = kafka-cluster ] && file=$INFRA_RUN/kafka-cluster-${2:-1}.pid
+      pid_alive "$file" || die "${1:-?}: not running (started by this script)"
+      cat "$file" ;;
     reset)
       for s in "${ALL_SERVERS[@]}"; do server_down "$s"; done
       say "deleting $INFRA_DATA and $(postgres_dir)"
       rm -rf "$INFRA_DATA" "$(postgres_dir)" "$(postgres_dir).log"
       ;;
-    *) die "usage: infra.sh up|down|status|reset|env [server...]" ;;
+    *) die "usage: infra.sh up|down|status|reset|env [server...] | pid server [node]" ;;
   esac
 }
 

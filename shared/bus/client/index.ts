@@ -24,6 +24,7 @@ export function openKafkaClient(name: KafkaClientName, options: ClientOptions): 
     addPartitions: async (topic, count) => (await client()).addPartitions(topic, count),
     partitionCounts: async (names) => (await client()).partitionCounts(names),
     watermarks: async (topic) => (await client()).watermarks(topic),
+    partitionStates: async (topic) => (await client()).partitionStates(topic),
     offsetsAtTime: async (topic, ms) => (await client()).offsetsAtTime(topic, ms),
     committedOffsets: async (groupId, topic) => (await client()).committedOffsets(groupId, topic),
     setCommittedOffsets: async (groupId, topic, offsets) =>

@@ -147,6 +147,12 @@ export function createKafkajsClient(options: ClientOptions): KafkaClient {
       const { topics } = await (await adminClient()).fetchTopicMetadata({ topics: [...names] });
       return new Map(topics.map((t) => [t.name, t.partitions.length]));
     },
+    async partitionStates(topic) {
+      const { topics } = await (await adminClient()).fetchTopicMetadata({ topics: [topic] });
+      return (topics[0]?.partitions ?? [])
+        .map((p) => ({ partition: p.partitionId, leader: p.leader, replicas: p.replicas, isr: p.isr }))
+        .sort((a, b) => a.partition - b.partition);
+    },
     async watermarks(topic) {
       // kafkajs 2.2.4 throws a TypeError ("Cannot destructure property 'partitions' of
       // 'low.pop(...)'") when its metadata for the topic is momentarily empty, as when several

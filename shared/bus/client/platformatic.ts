@@ -85,6 +85,16 @@ export function createPlatformaticClient(options: ClientOptions): KafkaClient {
         const metadata = await admin.metadata({ topics: wanted, forceUpdate: true });
         return new Map(wanted.map((n) => [n, metadata.topics.get(n)?.partitionsCount ?? 0]));
       }),
+    partitionStates: (topic) =>
+      translated(async () => {
+        const metadata = await admin.metadata({ topics: [topic], forceUpdate: true });
+        return (metadata.topics.get(topic)?.partitions ?? []).map((p, partition) => ({
+          partition,
+          leader: p.leader,
+          replicas: p.replicas,
+          isr: p.isr,
+        }));
+      }),
     watermarks: (topic) =>
       translated(async () => {
         const [low, high] = await Promise.all([offsetsAt(topic, -2n), offsetsAt(topic, -1n)]);

@@ -40,6 +40,14 @@ export interface Watermarks {
   readonly high: bigint;
 }
 
+export interface PartitionState {
+  readonly partition: number;
+  /** Node id of the leader; -1 while there is none. */
+  readonly leader: number;
+  readonly replicas: readonly number[];
+  readonly isr: readonly number[];
+}
+
 export interface FetchedBatch {
   readonly topic: string;
   readonly partition: number;
@@ -107,6 +115,8 @@ export interface KafkaClient {
   /** Partition count of each existing topic among `names`. */
   partitionCounts(names: readonly string[]): Promise<Map<string, number>>;
   watermarks(topic: string): Promise<Watermarks[]>;
+  /** Leader, replicas and in-sync replicas of every partition (operators, fault tests). */
+  partitionStates(topic: string): Promise<PartitionState[]>;
   /** Per partition, the first offset whose timestamp is at or after `ms` (the high watermark when none). */
   offsetsAtTime(topic: string, ms: number): Promise<Map<number, bigint>>;
   /** The group's committed offsets on `topic`; partitions without one are absent. */
