@@ -5,7 +5,7 @@ import type {
   ObservationChange,
   ObservationStore,
   TrialStatusRecord,
-} from '../../services/experiment/ports.ts';
+} from '../../services/experiment/common/ports.ts';
 
 const BASE = Date.UTC(2026, 0, 1);
 

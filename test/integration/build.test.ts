@@ -28,11 +28,11 @@ describe('the build', () => {
   it('holds JavaScript and the files read at run time, no TypeScript', () => {
     for (const file of [
       'services/experiment/main.js',
-      'services/experiment/adapters/suggestion-worker.js',
+      'services/experiment/suggestion/adapters/suggestion-thread.js',
       'services/ratelimit/worker-main.js',
       'proto/api/v1beta1/api.proto',
       'schemas/observation-log-reported.v1.avsc',
-      'services/experiment/web/index.html',
+      'services/experiment/web/page/index.html',
     ])
       expect(existsSync(join(TEST_BUILD, file)), file).toBe(true);
     expect(existsSync(join(TEST_BUILD, 'services/experiment/main.ts'))).toBe(false);

@@ -6,7 +6,7 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EarlyStoppingSpec } from '../../proto/gen/api/v1/beta1/EarlyStoppingSpec.ts';
 import type { GetEarlyStoppingRulesRequest } from '../../proto/gen/api/v1/beta1/GetEarlyStoppingRulesRequest.ts';
-import { startEarlyStoppingWorker } from '../../services/experiment/adapters/early-stopping-worker.ts';
+import { startEarlyStoppingWorker } from '../../services/experiment/earlystopping/adapters/early-stopping-judge.ts';
 import { type Bus, type ConsumedEvent, partitionOf, TOPICS } from '../../shared/bus/index.ts';
 import { createEarlyStoppingClient, type EarlyStopping } from '../helpers/earlystopping-client.ts';
 import {

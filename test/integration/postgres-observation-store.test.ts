@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { openPostgresObservationStore } from '../../services/experiment/adapters/postgres-observation-store.ts';
+import { openPostgresObservationStore } from '../../services/experiment/dbmanager/adapters/postgres-observation-store.ts';
 import { silentLogger } from '../../shared/logger.ts';
 import {
   at,

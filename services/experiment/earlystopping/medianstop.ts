@@ -6,7 +6,7 @@
 // the MEDIAN. We take the median of the trials' running averages up to `start_step`.
 
 import { invalidArgument } from '../../../shared/errors.ts';
-import { formatDouble, parseFinite, parsePythonInt, pythonIntError } from '../suggestion/numbers.ts';
+import { formatDouble, parseFinite, parsePythonInt, pythonIntError } from '../common/katib-numbers.ts';
 
 export const MEDIANSTOP = 'medianstop';
 

@@ -3,7 +3,7 @@
 // are finished. Pure and synchronous: the worker feeds it events in topic order and publishes the
 // decisions it returns.
 
-import { parseFinite } from '../suggestion/numbers.ts';
+import { parseFinite } from '../common/katib-numbers.ts';
 import { type IssuedRules, judge, type Verdict } from './collector-rules.ts';
 import { EMPTY_SERIES, SeriesBuffer } from './series-buffer.ts';
 

@@ -3,8 +3,13 @@
 // trial of the call (reference §3.4 "darts"). Unlike Katib's, a second call works.
 
 import { invalidArgument } from '../../../../shared/errors.ts';
+import {
+  parseDecimal,
+  parsePythonInt,
+  pythonFloatError,
+  pythonIntError,
+} from '../../common/katib-numbers.ts';
 import type { Algorithm } from '../algorithm.ts';
-import { parseDecimal, parsePythonInt, pythonFloatError, pythonIntError } from '../numbers.ts';
 import { checkOperations, katibText, PythonFloat, parameterValues } from './space.ts';
 
 /** Katib's defaults, in its order: user settings override them, or are appended, as text. */

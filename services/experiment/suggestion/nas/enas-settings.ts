@@ -8,7 +8,7 @@ import {
   pythonFloatError,
   pythonFloatRepr,
   pythonIntError,
-} from '../numbers.ts';
+} from '../../common/katib-numbers.ts';
 
 export interface EnasSettings {
   readonly hiddenSize: number;

@@ -2,7 +2,12 @@
 
 import type { AlgorithmSetting } from '../../../../proto/gen/api/v1/beta1/AlgorithmSetting.ts';
 import { invalidArgument } from '../../../../shared/errors.ts';
-import { parseDecimal, parsePythonInt, pythonFloatError, pythonIntError } from '../numbers.ts';
+import {
+  parseDecimal,
+  parsePythonInt,
+  pythonFloatError,
+  pythonIntError,
+} from '../../common/katib-numbers.ts';
 
 export interface Setting {
   readonly name: string;

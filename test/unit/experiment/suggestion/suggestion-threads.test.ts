@@ -6,11 +6,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { GetSuggestionsReply__Output } from '../../../../proto/gen/api/v1/beta1/GetSuggestionsReply.ts';
 import type { GetSuggestionsRequest__Output } from '../../../../proto/gen/api/v1/beta1/GetSuggestionsRequest.ts';
 import type { SuggestionClient } from '../../../../proto/gen/api/v1/beta1/Suggestion.ts';
-import { createSuggestionHandlers } from '../../../../services/experiment/adapters/suggestion-grpc.ts';
+import { createSuggestionHandlers } from '../../../../services/experiment/suggestion/adapters/grpc-handlers.ts';
 import {
   createSuggestionWorkers,
   type SuggestionWorkers,
-} from '../../../../services/experiment/adapters/suggestion-workers.ts';
+} from '../../../../services/experiment/suggestion/adapters/suggestion-threads.ts';
 import { ALGORITHMS } from '../../../../services/experiment/suggestion/registry.ts';
 import { suggest } from '../../../../services/experiment/suggestion/suggest.ts';
 import {
@@ -152,7 +152,7 @@ describe('suggestion worker threads', () => {
 });
 
 describe('a suggestion thread that exits while computing', () => {
-  const entry = new URL('../../../fixtures/experiment/exiting-suggestion-worker.mjs', import.meta.url);
+  const entry = new URL('../../../fixtures/experiment/exiting-suggestion-thread.mjs', import.meta.url);
 
   it('fails its call with INTERNAL, and the next call gets a new thread', async () => {
     const { logger, lines } = memoryLogger();

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
-import { AppError, unavailable } from '../../../shared/errors.ts';
+import { AppError, unavailable } from '../../../../shared/errors.ts';
 import {
   type Assignment,
   bestObjectives,
@@ -14,7 +14,7 @@ import {
   type ReadModelChange,
   type TrialView,
   type TrialWithObjective,
-} from '../domain/read-model.ts';
+} from '../read-model.ts';
 
 export interface ReadModelStore {
   /** Applies changes in order, in one transaction. */

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TrialStatusChangedV1 } from '../../schemas/gen/events.ts';
-import { startPersistenceWorker } from '../../services/experiment/adapters/persistence-worker.ts';
-import { openSqliteObservationStore } from '../../services/experiment/adapters/sqlite-observation-store.ts';
-import type { ObservationStore } from '../../services/experiment/ports.ts';
+import type { ObservationStore } from '../../services/experiment/common/ports.ts';
+import { startPersistenceWorker } from '../../services/experiment/dbmanager/adapters/persistence-consumer.ts';
+import { openSqliteObservationStore } from '../../services/experiment/dbmanager/adapters/sqlite-observation-store.ts';
 import type { OutgoingEvent } from '../../shared/bus/events.ts';
 import {
   type Bus,

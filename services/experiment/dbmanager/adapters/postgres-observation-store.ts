@@ -1,13 +1,13 @@
 import pg from 'pg';
-import { AppError, internal, unavailable } from '../../../shared/errors.ts';
-import type { Logger } from '../../../shared/logger.ts';
+import { AppError, internal, unavailable } from '../../../../shared/errors.ts';
+import type { Logger } from '../../../../shared/logger.ts';
 import type {
   MetricLogRow,
   ObservationChange,
   ObservationQuery,
   ObservationStore,
   TrialStatusRecord,
-} from '../ports.ts';
+} from '../../common/ports.ts';
 
 export interface PostgresObservationStoreOptions {
   /** `postgres://user:password@host:port/database` */

@@ -1,6 +1,6 @@
 /**
- * Ports of the experiment service: what its use cases need from the outside world. Adapters live in
- * `./adapters/`; every adapter of a port passes the same contract tests.
+ * Ports the experiment service's features share: what their use cases need from the outside world.
+ * Adapters live in each feature's `adapters/`; every adapter of a port passes the same contract tests.
  */
 
 /**

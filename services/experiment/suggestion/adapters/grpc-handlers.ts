@@ -1,21 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { GetSuggestionsReply } from '../../../proto/gen/api/v1/beta1/GetSuggestionsReply.ts';
-import type { GetSuggestionsRequest__Output } from '../../../proto/gen/api/v1/beta1/GetSuggestionsRequest.ts';
-import type { ValidateAlgorithmSettingsReply } from '../../../proto/gen/api/v1/beta1/ValidateAlgorithmSettingsReply.ts';
-import type { ValidateAlgorithmSettingsRequest__Output } from '../../../proto/gen/api/v1/beta1/ValidateAlgorithmSettingsRequest.ts';
-import type { EventProducer } from '../../../shared/bus/producer.ts';
-import { TOPICS } from '../../../shared/bus/topics.ts';
-import type { Clock } from '../../../shared/clock.ts';
-import { unary } from '../../../shared/grpc.ts';
-import type { Logger } from '../../../shared/logger.ts';
-import type { ControllerStateStore } from '../ports.ts';
-import { toSuggestionsIssuedEvent } from '../suggestion/events.ts';
-import { ALGORITHMS, type AnyAlgorithm } from '../suggestion/registry.ts';
-import { prepareExperiment, suggest } from '../suggestion/suggest.ts';
+import type { GetSuggestionsReply } from '../../../../proto/gen/api/v1/beta1/GetSuggestionsReply.ts';
+import type { GetSuggestionsRequest__Output } from '../../../../proto/gen/api/v1/beta1/GetSuggestionsRequest.ts';
+import type { ValidateAlgorithmSettingsReply } from '../../../../proto/gen/api/v1/beta1/ValidateAlgorithmSettingsReply.ts';
+import type { ValidateAlgorithmSettingsRequest__Output } from '../../../../proto/gen/api/v1/beta1/ValidateAlgorithmSettingsRequest.ts';
+import type { EventProducer } from '../../../../shared/bus/producer.ts';
+import { TOPICS } from '../../../../shared/bus/topics.ts';
+import type { Clock } from '../../../../shared/clock.ts';
+import { unary } from '../../../../shared/grpc.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import type { ControllerStateStore } from '../../common/ports.ts';
+import { toSuggestionsIssuedEvent } from '../events.ts';
+import { ALGORITHMS, type AnyAlgorithm } from '../registry.ts';
+import { prepareExperiment, suggest } from '../suggest.ts';
 import { createMemoryControllerStateStore } from './memory-controller-state-store.ts';
-import { MODEL_FIT_ALGORITHMS, type SuggestionWorkers } from './suggestion-workers.ts';
+import { MODEL_FIT_ALGORITHMS, type SuggestionWorkers } from './suggestion-threads.ts';
 
 export interface SuggestionDeps {
   readonly producer: Pick<EventProducer, 'publish'>;

@@ -1,20 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { UntypedServiceImplementation } from '@grpc/grpc-js';
-import type { DeleteObservationLogReply } from '../../../proto/gen/api/v1/beta1/DeleteObservationLogReply.ts';
-import type { DeleteObservationLogRequest__Output } from '../../../proto/gen/api/v1/beta1/DeleteObservationLogRequest.ts';
-import type { GetObservationLogReply } from '../../../proto/gen/api/v1/beta1/GetObservationLogReply.ts';
-import type { GetObservationLogRequest__Output } from '../../../proto/gen/api/v1/beta1/GetObservationLogRequest.ts';
-import type { ReportObservationLogReply } from '../../../proto/gen/api/v1/beta1/ReportObservationLogReply.ts';
-import type { ReportObservationLogRequest__Output } from '../../../proto/gen/api/v1/beta1/ReportObservationLogRequest.ts';
-import type { EventProducer } from '../../../shared/bus/producer.ts';
-import { TOPICS } from '../../../shared/bus/topics.ts';
-import type { Clock } from '../../../shared/clock.ts';
-import { unary } from '../../../shared/grpc.ts';
-import type { Logger } from '../../../shared/logger.ts';
-import { toKatibTime } from '../../../shared/rfc3339.ts';
-import { toDeletedEvent, toQuery, toReportedEvent } from '../domain/observations.ts';
-import type { ObservationStore } from '../ports.ts';
-import type { ReadBarrier } from './read-barrier.ts';
+import type { DeleteObservationLogReply } from '../../../../proto/gen/api/v1/beta1/DeleteObservationLogReply.ts';
+import type { DeleteObservationLogRequest__Output } from '../../../../proto/gen/api/v1/beta1/DeleteObservationLogRequest.ts';
+import type { GetObservationLogReply } from '../../../../proto/gen/api/v1/beta1/GetObservationLogReply.ts';
+import type { GetObservationLogRequest__Output } from '../../../../proto/gen/api/v1/beta1/GetObservationLogRequest.ts';
+import type { ReportObservationLogReply } from '../../../../proto/gen/api/v1/beta1/ReportObservationLogReply.ts';
+import type { ReportObservationLogRequest__Output } from '../../../../proto/gen/api/v1/beta1/ReportObservationLogRequest.ts';
+import type { EventProducer } from '../../../../shared/bus/producer.ts';
+import { TOPICS } from '../../../../shared/bus/topics.ts';
+import type { Clock } from '../../../../shared/clock.ts';
+import { unary } from '../../../../shared/grpc.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import { toKatibTime } from '../../../../shared/rfc3339.ts';
+import type { ObservationStore } from '../../common/ports.ts';
+import type { ReadBarrier } from '../../common/read-barrier.ts';
+import { toDeletedEvent, toQuery, toReportedEvent } from '../observation-events.ts';
 
 export interface DbManagerDeps {
   readonly producer: Pick<EventProducer, 'publish'>;

@@ -1,20 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { credentials, type ServiceError, type UntypedServiceImplementation } from '@grpc/grpc-js';
-import type { DBManagerClient } from '../../../proto/gen/api/v1/beta1/DBManager.ts';
-import type { GetEarlyStoppingRulesReply } from '../../../proto/gen/api/v1/beta1/GetEarlyStoppingRulesReply.ts';
-import type { GetEarlyStoppingRulesRequest__Output } from '../../../proto/gen/api/v1/beta1/GetEarlyStoppingRulesRequest.ts';
-import type { GetObservationLogReply__Output } from '../../../proto/gen/api/v1/beta1/GetObservationLogReply.ts';
-import type { SetTrialStatusReply } from '../../../proto/gen/api/v1/beta1/SetTrialStatusReply.ts';
-import type { SetTrialStatusRequest__Output } from '../../../proto/gen/api/v1/beta1/SetTrialStatusRequest.ts';
-import type { ValidateEarlyStoppingSettingsReply } from '../../../proto/gen/api/v1/beta1/ValidateEarlyStoppingSettingsReply.ts';
-import type { ValidateEarlyStoppingSettingsRequest__Output } from '../../../proto/gen/api/v1/beta1/ValidateEarlyStoppingSettingsRequest.ts';
-import type { EventProducer } from '../../../shared/bus/producer.ts';
-import { TOPICS } from '../../../shared/bus/topics.ts';
-import type { Clock } from '../../../shared/clock.ts';
-import { notFound, unavailable } from '../../../shared/errors.ts';
-import { loadPackageDefinition, lookupService, unary } from '../../../shared/grpc.ts';
-import type { Logger } from '../../../shared/logger.ts';
-import { medianStopRule } from '../earlystopping/medianstop.ts';
+import type { DBManagerClient } from '../../../../proto/gen/api/v1/beta1/DBManager.ts';
+import type { GetEarlyStoppingRulesReply } from '../../../../proto/gen/api/v1/beta1/GetEarlyStoppingRulesReply.ts';
+import type { GetEarlyStoppingRulesRequest__Output } from '../../../../proto/gen/api/v1/beta1/GetEarlyStoppingRulesRequest.ts';
+import type { GetObservationLogReply__Output } from '../../../../proto/gen/api/v1/beta1/GetObservationLogReply.ts';
+import type { SetTrialStatusReply } from '../../../../proto/gen/api/v1/beta1/SetTrialStatusReply.ts';
+import type { SetTrialStatusRequest__Output } from '../../../../proto/gen/api/v1/beta1/SetTrialStatusRequest.ts';
+import type { ValidateEarlyStoppingSettingsReply } from '../../../../proto/gen/api/v1/beta1/ValidateEarlyStoppingSettingsReply.ts';
+import type { ValidateEarlyStoppingSettingsRequest__Output } from '../../../../proto/gen/api/v1/beta1/ValidateEarlyStoppingSettingsRequest.ts';
+import type { EventProducer } from '../../../../shared/bus/producer.ts';
+import { TOPICS } from '../../../../shared/bus/topics.ts';
+import type { Clock } from '../../../../shared/clock.ts';
+import { notFound, unavailable } from '../../../../shared/errors.ts';
+import { loadPackageDefinition, lookupService, unary } from '../../../../shared/grpc.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import type { ObservationStore } from '../../common/ports.ts';
+import type { ReadBarrier } from '../../common/read-barrier.ts';
+import { medianStopRule } from '../medianstop.ts';
 import {
   EARLY_STOPPED,
   earlyStoppedEventId,
@@ -23,9 +25,7 @@ import {
   toRulesRequest,
   toSettings,
   toTrialName,
-} from '../earlystopping/requests.ts';
-import type { ObservationStore } from '../ports.ts';
-import type { ReadBarrier } from './read-barrier.ts';
+} from '../requests.ts';
 
 /** A trial's objective values in time order. */
 export type CurveReader = (trialName: string, metricName: string) => Promise<string[]>;

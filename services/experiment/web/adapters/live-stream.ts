@@ -11,8 +11,8 @@ import {
   readTopic,
   TOPICS,
   type TopicReader,
-} from '../../../shared/bus/index.ts';
-import type { Logger } from '../../../shared/logger.ts';
+} from '../../../../shared/bus/index.ts';
+import type { Logger } from '../../../../shared/logger.ts';
 
 export interface StreamFilter {
   readonly experiment?: string;

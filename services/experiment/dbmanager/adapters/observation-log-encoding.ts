@@ -2,14 +2,14 @@
 // (protobufjs through proto-loader) builds a message object and a list of write operations per
 // field: ~10 objects per metric log, which at 10,000 logs a reply made garbage collection 30% of
 // the server's CPU (cpu profile of 200 reads of a 10,000-log trial). The bytes are those of the
-// generic encoder, field for field (test/unit/experiment/observation-log-encoding.test.ts).
+// generic encoder, field for field (test/unit/experiment/dbmanager/observation-log-encoding.test.ts).
 //
 //   GetObservationLogReply { ObservationLog observation_log = 1; }
 //   ObservationLog         { repeated MetricLog metric_logs = 1; }
 //   MetricLog              { string time_stamp = 1; Metric metric = 2; }
 //   Metric                 { string name = 1; string value = 2; }
 import type { ServiceDefinition } from '@grpc/grpc-js';
-import type { GetObservationLogReply } from '../../../proto/gen/api/v1/beta1/GetObservationLogReply.ts';
+import type { GetObservationLogReply } from '../../../../proto/gen/api/v1/beta1/GetObservationLogReply.ts';
 
 /** Field 1 or 2, wire type 2 (length-delimited). */
 const FIELD_1 = 0x0a;

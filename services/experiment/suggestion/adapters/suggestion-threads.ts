@@ -5,11 +5,11 @@
 // copied across (structured clone, ~0.1 ms at 100 trials). A thread is a second V8 heap (~27 MiB
 // RSS): threads start on the first call that needs one and stop after `idleMs` without work.
 import { Worker } from 'node:worker_threads';
-import type { GetSuggestionsRequest__Output } from '../../../proto/gen/api/v1/beta1/GetSuggestionsRequest.ts';
-import { AppError, type ErrorCode, internal, unavailable } from '../../../shared/errors.ts';
-import type { Logger } from '../../../shared/logger.ts';
-import { moduleFile } from '../../../shared/module-file.ts';
-import type { SuggestResult } from '../suggestion/suggest.ts';
+import type { GetSuggestionsRequest__Output } from '../../../../proto/gen/api/v1/beta1/GetSuggestionsRequest.ts';
+import { AppError, type ErrorCode, internal, unavailable } from '../../../../shared/errors.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import { moduleFile } from '../../../../shared/module-file.ts';
+import type { SuggestResult } from '../suggest.ts';
 
 export interface WorkerRequest {
   readonly id: number;
@@ -51,7 +51,7 @@ interface Slot {
   idleTimer: NodeJS.Timeout | undefined;
 }
 
-const ENTRY = moduleFile(import.meta.url, './suggestion-worker');
+const ENTRY = moduleFile(import.meta.url, './suggestion-thread');
 
 export function createSuggestionWorkers(options: {
   size: number;

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { TypedEvent } from '../../../schemas/gen/events.ts';
+import type { TypedEvent } from '../../../../schemas/gen/events.ts';
 import {
   type MetricLogInput,
   toChange,
   toDeletedEvent,
   toQuery,
   toReportedEvent,
-} from '../../../services/experiment/domain/observations.ts';
-import { loadCatalog } from '../../../shared/avro/catalog.ts';
+} from '../../../../services/experiment/dbmanager/observation-events.ts';
+import { loadCatalog } from '../../../../shared/avro/catalog.ts';
 
 const ids = { eventId: 'e-1', now: 1_700_000_000_000 };
 const log = (time_stamp: string, name = 'loss', value = '0.5'): MetricLogInput => ({

@@ -7,19 +7,19 @@
 // It commits no offsets: its state lives in memory and is rebuilt by reading the topics again.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { EarlyStoppingRulesIssuedV1 } from '../../../schemas/gen/events.ts';
+import type { EarlyStoppingRulesIssuedV1 } from '../../../../schemas/gen/events.ts';
 import {
   type Bus,
   type EventProducer,
   readTopic,
   TOPICS,
   type TopicReader,
-} from '../../../shared/bus/index.ts';
-import type { Clock } from '../../../shared/clock.ts';
-import { beforeDeadline } from '../../../shared/deadline.ts';
-import type { Logger } from '../../../shared/logger.ts';
-import { EARLY_STOPPED, earlyStoppedEventId, earlyStoppedPayload } from '../earlystopping/requests.ts';
-import { createTracker, type RulesIssued, type StopDecision } from '../earlystopping/tracker.ts';
+} from '../../../../shared/bus/index.ts';
+import type { Clock } from '../../../../shared/clock.ts';
+import { beforeDeadline } from '../../../../shared/deadline.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import { EARLY_STOPPED, earlyStoppedEventId, earlyStoppedPayload } from '../requests.ts';
+import { createTracker, type RulesIssued, type StopDecision } from '../tracker.ts';
 
 export interface EarlyStoppingWorkerOptions {
   readonly bus: Bus;

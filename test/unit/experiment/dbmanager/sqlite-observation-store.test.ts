@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSqliteObservationStore } from '../../../services/experiment/adapters/sqlite-observation-store.ts';
+import { openSqliteObservationStore } from '../../../../services/experiment/dbmanager/adapters/sqlite-observation-store.ts';
 import {
   at,
   describeObservationStoreContract,
   log,
   reported,
   status,
-} from '../../helpers/observation-store-contract.ts';
+} from '../../../helpers/observation-store-contract.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'sqlite-observation-store-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));

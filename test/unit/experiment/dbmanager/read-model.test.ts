@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { bestObjectives, readModelChanges, toCsv } from '../../../services/experiment/domain/read-model.ts';
+import {
+  bestObjectives,
+  readModelChanges,
+  toCsv,
+} from '../../../../services/experiment/dbmanager/read-model.ts';
 
 const at = Date.UTC(2026, 0, 1);
 

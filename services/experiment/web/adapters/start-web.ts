@@ -5,21 +5,21 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Registry } from 'prom-client';
-import { type Bus, type ConsumedEvent, readTopic, TOPICS } from '../../shared/bus/index.ts';
-import type { GrpcServiceRegistration } from '../../shared/grpc.ts';
-import { createGrpcJsonGateway } from '../../shared/grpc-http.ts';
-import type { Lifecycle } from '../../shared/lifecycle.ts';
-import type { Logger } from '../../shared/logger.ts';
-import { startHttpApi, webAssets } from './adapters/http-api.ts';
-import { createLiveHub, startLiveStream } from './adapters/live-stream.ts';
+import { type Bus, type ConsumedEvent, readTopic, TOPICS } from '../../../../shared/bus/index.ts';
+import type { GrpcServiceRegistration } from '../../../../shared/grpc.ts';
+import { createGrpcJsonGateway } from '../../../../shared/grpc-http.ts';
+import type { Lifecycle } from '../../../../shared/lifecycle.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import type { ObservationStore } from '../../common/ports.ts';
 import {
   openPostgresReadModel,
   openSqliteReadModel,
   type ReadModelStore,
-} from './adapters/read-model-store.ts';
-import { type ReadModelChange, readModelChanges } from './domain/read-model.ts';
-import type { ObservationStore } from './ports.ts';
-import type { ExperimentSettings } from './settings.ts';
+} from '../../dbmanager/adapters/read-model-store.ts';
+import { type ReadModelChange, readModelChanges } from '../../dbmanager/read-model.ts';
+import type { ExperimentSettings } from '../../settings.ts';
+import { startHttpApi, webAssets } from './http-api.ts';
+import { createLiveHub, startLiveStream } from './live-stream.ts';
 
 /** Topics the read model is made of (observations count through the observation store itself). */
 const READ_MODEL_TOPICS = [TOPICS.suggestions.name, TOPICS.earlyStoppingRules.name, TOPICS.trialStatus.name];
@@ -135,7 +135,7 @@ export async function startWeb(deps: {
     hub,
     logger,
     maxBodyBytes: settings.grpcMaxMessageBytes,
-    assets: webAssets(join(import.meta.dirname, 'web'), echartsDir),
+    assets: webAssets(join(import.meta.dirname, '..', 'page'), echartsDir),
   });
   lifecycle.onStop('http server', () => api.stop());
   // Registered last, so it stops first: the open streams end, then the listener closes at once.

@@ -4,15 +4,15 @@
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { AppError, invalidArgument, notFound, toAppError } from '../../../shared/errors.ts';
-import { errorAnswer, type GrpcJsonGateway } from '../../../shared/grpc-http.ts';
-import { type HttpListener, startHttpListener } from '../../../shared/http-listener.ts';
-import type { Logger } from '../../../shared/logger.ts';
-import { toQuery } from '../domain/observations.ts';
-import { toCsv } from '../domain/read-model.ts';
-import type { ObservationStore } from '../ports.ts';
+import { AppError, invalidArgument, notFound, toAppError } from '../../../../shared/errors.ts';
+import { errorAnswer, type GrpcJsonGateway } from '../../../../shared/grpc-http.ts';
+import { type HttpListener, startHttpListener } from '../../../../shared/http-listener.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import type { ObservationStore } from '../../common/ports.ts';
+import type { ReadModelStore } from '../../dbmanager/adapters/read-model-store.ts';
+import { toQuery } from '../../dbmanager/observation-events.ts';
+import { toCsv } from '../../dbmanager/read-model.ts';
 import type { LiveHub } from './live-stream.ts';
-import type { ReadModelStore } from './read-model-store.ts';
 
 export interface HttpApiDeps {
   readonly gateway: GrpcJsonGateway;

@@ -5,11 +5,11 @@ import {
   type EventProducer,
   startEventConsumer,
   TOPICS,
-} from '../../../shared/bus/index.ts';
-import type { Logger } from '../../../shared/logger.ts';
-import { toChange } from '../domain/observations.ts';
-import { readModelChanges } from '../domain/read-model.ts';
-import type { ObservationStore } from '../ports.ts';
+} from '../../../../shared/bus/index.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import type { ObservationStore } from '../../common/ports.ts';
+import { toChange } from '../observation-events.ts';
+import { readModelChanges } from '../read-model.ts';
 import type { ReadModelStore } from './read-model-store.ts';
 
 const STORED_TOPICS: ReadonlySet<string> = new Set([TOPICS.observations.name, TOPICS.trialStatus.name]);

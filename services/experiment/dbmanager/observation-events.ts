@@ -5,7 +5,7 @@ import type {
 } from '../../../schemas/gen/events.ts';
 import { invalidArgument } from '../../../shared/errors.ts';
 import { normalizeRfc3339 } from '../../../shared/rfc3339.ts';
-import type { MetricLogRow, ObservationChange, ObservationQuery } from '../ports.ts';
+import type { MetricLogRow, ObservationChange, ObservationQuery } from '../common/ports.ts';
 
 /** The request shapes as grpc-js delivers them (proto3 defaults filled, messages may be null). */
 export interface MetricLogInput {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { GetObservationLogReply } from '../../../proto/gen/api/v1/beta1/GetObservationLogReply.ts';
+import type { GetObservationLogReply } from '../../../../proto/gen/api/v1/beta1/GetObservationLogReply.ts';
 import {
   encodeGetObservationLogReply,
   withObservationLogEncoder,
-} from '../../../services/experiment/adapters/observation-log-encoding.ts';
-import { loadPackageDefinition, lookupService } from '../../../shared/grpc.ts';
+} from '../../../../services/experiment/dbmanager/adapters/observation-log-encoding.ts';
+import { loadPackageDefinition, lookupService } from '../../../../shared/grpc.ts';
 
 const DBManager = lookupService(loadPackageDefinition(['api/v1beta1/api.proto']), 'api.v1.beta1.DBManager');
 const generic = DBManager.service.GetObservationLog!;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createReadBarrier } from '../../../services/experiment/adapters/read-barrier.ts';
-import { partitionOf } from '../../../shared/bus/index.ts';
-import { unavailable } from '../../../shared/errors.ts';
+import { createReadBarrier } from '../../../../services/experiment/common/read-barrier.ts';
+import { partitionOf } from '../../../../shared/bus/index.ts';
+import { unavailable } from '../../../../shared/errors.ts';
 
 // The barrier's decisions over a stand-in for Kafka's answers (the real topic and group are in
 // test/integration/dbmanager.test.ts).

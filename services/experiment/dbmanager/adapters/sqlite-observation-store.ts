@@ -1,14 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { AppError, internal, unavailable } from '../../../shared/errors.ts';
+import { AppError, internal, unavailable } from '../../../../shared/errors.ts';
 import type {
   MetricLogRow,
   ObservationChange,
   ObservationQuery,
   ObservationStore,
   TrialStatusRecord,
-} from '../ports.ts';
+} from '../../common/ports.ts';
 
 export interface SqliteObservationStoreOptions {
   /** Database file; its folder is created if missing. */
