@@ -20,6 +20,8 @@ import { createDbManagerHandlers } from './dbmanager/adapters/grpc-handlers.ts';
 import { withObservationLogEncoder } from './dbmanager/adapters/observation-log-encoding.ts';
 import { startPersistenceWorker } from './dbmanager/adapters/persistence-consumer.ts';
 import { openPostgresObservationStore } from './dbmanager/adapters/postgres-observation-store.ts';
+import { rebuildReadModelIfEmpty } from './dbmanager/adapters/read-model-rebuild.ts';
+import { openReadModel } from './dbmanager/adapters/read-model-store.ts';
 import { openSqliteObservationStore } from './dbmanager/adapters/sqlite-observation-store.ts';
 import { startEarlyStoppingWorker } from './earlystopping/adapters/early-stopping-judge.ts';
 import { createEarlyStoppingHandlers, createRemoteCurves } from './earlystopping/adapters/grpc-handlers.ts';
@@ -27,7 +29,7 @@ import { readExperimentSettings } from './settings.ts';
 import { createSuggestionHandlers } from './suggestion/adapters/grpc-handlers.ts';
 import { openKafkaControllerStateStore } from './suggestion/adapters/kafka-controller-state-store.ts';
 import { createSuggestionWorkers } from './suggestion/adapters/suggestion-threads.ts';
-import { openReadModel, startWeb } from './web/adapters/start-web.ts';
+import { startWeb } from './web/adapters/start-web.ts';
 
 let settings: ReturnType<typeof readExperimentSettings>;
 try {
@@ -81,13 +83,31 @@ try {
         });
   lifecycle.onStop('observation store', () => store.close());
 
-  const readModel = await openReadModel({ settings, bus, store, logger, lifecycle });
+  // The read model is kept by the persistence consumer and read by the web side: opened when either runs.
+  const readModel =
+    settings.persistenceWorker || settings.http
+      ? await openReadModel(
+          settings.store === 'sqlite'
+            ? { kind: 'sqlite', file: settings.sqliteFile }
+            : { kind: 'postgres', url: settings.postgresUrl, schema: settings.postgresSchema },
+          store,
+        )
+      : undefined;
+  if (readModel) lifecycle.onStop('read model', () => readModel.close());
+  if (readModel && settings.persistenceWorker && settings.readModelRebuild)
+    await rebuildReadModelIfEmpty({
+      readModel,
+      store,
+      bus,
+      persistenceGroup: settings.persistenceGroup,
+      logger,
+    });
   if (settings.persistenceWorker) {
     const worker = await startPersistenceWorker({
       bus,
       producer,
       store,
-      readModel,
+      ...(readModel ? { readModel } : {}),
       groupId: settings.persistenceGroup,
       sessionTimeoutMs: settings.workerSessionTimeoutMs,
       logger,
@@ -198,16 +218,22 @@ try {
     await server.stop(settings.shutdownDeadlineMs / 2);
   });
 
-  const web = await startWeb({
-    settings,
-    bus,
-    store,
-    readModel,
-    services: hosted,
-    lifecycle,
-    logger,
-    registry,
-  });
+  const web =
+    settings.http && readModel
+      ? await startWeb({
+          host: settings.grpcHost,
+          port: settings.httpPort,
+          maxBodyBytes: settings.grpcMaxMessageBytes,
+          sseMaxBufferedBytes: settings.sseMaxBufferedBytes,
+          bus,
+          store,
+          readModel,
+          services: hosted,
+          lifecycle,
+          logger,
+          registry,
+        })
+      : undefined;
 
   const stopWatching = await watchDependencies({
     health,

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { ControllerStateStore } from '../../services/experiment/common/ports.ts';
 import {
   type KafkaControllerStateStore,
   openKafkaControllerStateStore,
 } from '../../services/experiment/suggestion/adapters/kafka-controller-state-store.ts';
 import { createMemoryControllerStateStore } from '../../services/experiment/suggestion/adapters/memory-controller-state-store.ts';
+import type { ControllerStateStore } from '../../services/experiment/suggestion/ports.ts';
 import {
   type Bus,
   createEventProducer,

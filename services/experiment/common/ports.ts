@@ -20,7 +20,8 @@ export interface MetricLogRow {
 }
 
 /**
- * One event of the `experiment.observations` topic, as the persistence worker applies it.
+ * One event of `experiment.observations` or `experiment.trial-status`, as the persistence consumer
+ * applies it.
  *
  * - `reported` appends its logs (in the given order) to the trial's logs; duplicates are kept, as in
  *   Katib. An empty `logs` is allowed and stores nothing.
@@ -92,23 +93,63 @@ export interface ObservationStore {
   close(): Promise<void>;
 }
 
-/**
- * Where a stateful suggestion algorithm (enas) keeps its controller, per experiment, shared by every
- * instance of the service. Failures are `AppError`s (`UNAVAILABLE` when the store cannot answer).
- */
-export interface ControllerStateStore {
-  /**
-   * The latest state saved for the experiment, seeing every save acknowledged before the call;
-   * `undefined` when there is none (or the latest one cannot be read: logged).
-   */
-  latest(experiment: string): Promise<Uint8Array | undefined>;
-  /** Saves the experiment's next state; resolves once it is durable. */
-  save(experiment: string, state: SavedControllerState): Promise<void>;
+export interface Assignment {
+  readonly name: string;
+  readonly value: string;
 }
 
-export interface SavedControllerState {
-  readonly algorithmName: string;
-  /** Trials in the request that produced this state. */
+export interface EarlyStoppingRuleView {
+  readonly name: string;
+  readonly value: string;
+  readonly comparison: string;
+  readonly startStep: number;
+}
+
+export interface ExperimentView {
+  readonly name: string;
+  readonly algorithm: string;
+  readonly objectiveMetric: string;
+  readonly objectiveType: string;
+  readonly rules: readonly EarlyStoppingRuleView[];
   readonly trialCount: number;
-  readonly state: Uint8Array;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+export interface TrialView {
+  readonly name: string;
+  readonly experiment: string;
+  /** 1-based order in which the trial appeared in its experiment. */
+  readonly order: number;
+  readonly assignments: readonly Assignment[];
+  /**
+   * The latest status recorded in the observation store (Katib's TrialConditionType name); before
+   * one is, the condition a request listed; '' when neither.
+   */
+  readonly condition: string;
+  readonly reason: string;
+  readonly message: string;
+  readonly statusAtMs: number | null;
+  readonly createdAtMs: number;
+}
+
+export interface TrialWithObjective extends TrialView {
+  /** Best value of the experiment's objective metric (max when maximizing, min when minimizing, else the latest). */
+  readonly bestObjective: number | null;
+  readonly objectivePoints: number;
+}
+
+/**
+ * The read model of experiments and trials (kept by the persistence consumer, read by the web
+ * side). Failures are `AppError`s: `UNAVAILABLE` when the database cannot answer or is closed.
+ */
+export interface ReadModel {
+  /** Every experiment, the most recently updated first. */
+  experiments(): Promise<ExperimentView[]>;
+  experiment(name: string): Promise<ExperimentView | undefined>;
+  /** The experiment's trials in order, with their best objective; `[]` for an unknown experiment. */
+  trials(experiment: string): Promise<TrialWithObjective[]>;
+  trial(name: string): Promise<TrialView | undefined>;
+  /** Names of the experiment's trials (for a live stream's filter). */
+  trialNames(experiment: string): Promise<string[]>;
 }

@@ -1,3 +1,6 @@
+// The DBManager's writes: a report or delete request checked (one bad entry rejects the whole call)
+// and turned into its event, and each event of the observation and trial-status topics turned into
+// the change the persistence consumer applies to the store.
 import type {
   ObservationLogDeletedV1,
   ObservationLogReportedV1,
@@ -5,7 +8,8 @@ import type {
 } from '../../../schemas/gen/events.ts';
 import { invalidArgument } from '../../../shared/errors.ts';
 import { normalizeRfc3339 } from '../../../shared/rfc3339.ts';
-import type { MetricLogRow, ObservationChange, ObservationQuery } from '../common/ports.ts';
+import { requireTrialName } from '../common/observation-query.ts';
+import type { MetricLogRow, ObservationChange } from '../common/ports.ts';
 
 /** The request shapes as grpc-js delivers them (proto3 defaults filled, messages may be null). */
 export interface MetricLogInput {
@@ -16,19 +20,9 @@ export interface ReportObservationLogInput {
   readonly trial_name: string;
   readonly observation_log: { readonly metric_logs: readonly MetricLogInput[] } | null;
 }
-export interface GetObservationLogInput {
-  readonly trial_name: string;
-  readonly metric_name: string;
-  readonly start_time: string;
-  readonly end_time: string;
-}
 
 // One bad entry among tens of thousands must not produce a megabyte of error text.
 const MAX_LISTED_PROBLEMS = 5;
-
-function requireTrialName(trialName: string): void {
-  if (trialName.trim() === '') throw invalidArgument('trial_name: must not be empty');
-}
 
 function fail(problems: string[]): never {
   const listed = problems.slice(0, MAX_LISTED_PROBLEMS).join('; ');
@@ -73,33 +67,8 @@ export function toDeletedEvent(
   return { event_id: ids.eventId, occurred_at: ids.now, trial_name: trialName };
 }
 
-/** Katib's filters: empty metric name means all metrics; empty bounds are open; bounds inclusive. */
-export function toQuery(request: GetObservationLogInput): ObservationQuery {
-  requireTrialName(request.trial_name);
-  const bound = (field: 'start_time' | 'end_time'): string | undefined => {
-    const text = request[field];
-    if (text === '') return undefined;
-    const time = normalizeRfc3339(text);
-    if (!time.ok) throw invalidArgument(`${field}: ${JSON.stringify(text)} ${time.reason}`);
-    return time.value;
-  };
-  const from = bound('start_time');
-  const to = bound('end_time');
-  if (from !== undefined && to !== undefined && from > to) {
-    throw invalidArgument(
-      `start_time: ${JSON.stringify(request.start_time)} is after end_time ${JSON.stringify(request.end_time)}`,
-    );
-  }
-  return {
-    trialName: request.trial_name,
-    ...(request.metric_name === '' ? {} : { metricName: request.metric_name }),
-    ...(from === undefined ? {} : { from }),
-    ...(to === undefined ? {} : { to }),
-  };
-}
-
 /**
- * What the persistence worker applies for an event of `experiment.observations` or
+ * What the persistence consumer applies for an event of `experiment.observations` or
  * `experiment.trial-status`, as decoded by the catalog.
  */
 export function toChange(event: TypedEvent): ObservationChange {
@@ -127,7 +96,7 @@ export function toChange(event: TypedEvent): ObservationChange {
     }
     default:
       throw invalidArgument(
-        `the persistence worker applies ObservationLogReported, ObservationLogDeleted and TrialStatusChanged events, not ${event.eventType}`,
+        `the persistence consumer applies ObservationLogReported, ObservationLogDeleted and TrialStatusChanged events, not ${event.eventType}`,
       );
   }
 }

@@ -1,18 +1,7 @@
 // The read model of experiments and trials, derived from the events the service publishes: pure
-// functions from an event to the changes a store applies, the best objective of a trial, and CSV.
+// functions from an event to the changes a store applies, and the best objective of a trial.
 import type { TypedEvent } from '../../../schemas/gen/events.ts';
-
-export interface Assignment {
-  readonly name: string;
-  readonly value: string;
-}
-
-export interface EarlyStoppingRuleView {
-  readonly name: string;
-  readonly value: string;
-  readonly comparison: string;
-  readonly startStep: number;
-}
+import type { Assignment, EarlyStoppingRuleView } from '../common/ports.ts';
 
 /** One change to the read model; applying the same change again leaves the same state. */
 export type ReadModelChange =
@@ -34,50 +23,10 @@ export type ReadModelChange =
       readonly experiment: string;
       /** Undefined leaves the assignments unchanged. */
       readonly assignments?: readonly Assignment[];
-      /** A condition the trial had as a request listed it; only used while no status was recorded. */
+      /** The condition a request listed for the trial; shown while the store has no status of it. */
       readonly listedCondition?: string;
       readonly atMs: number;
-    }
-  | {
-      readonly kind: 'status';
-      readonly name: string;
-      readonly experiment: string;
-      readonly condition: string;
-      readonly reason: string;
-      readonly message: string;
-      readonly atMs: number;
     };
-
-export interface ExperimentView {
-  readonly name: string;
-  readonly algorithm: string;
-  readonly objectiveMetric: string;
-  readonly objectiveType: string;
-  readonly rules: readonly EarlyStoppingRuleView[];
-  readonly trialCount: number;
-  readonly createdAtMs: number;
-  readonly updatedAtMs: number;
-}
-
-export interface TrialView {
-  readonly name: string;
-  readonly experiment: string;
-  /** 1-based order in which the trial appeared in its experiment. */
-  readonly order: number;
-  readonly assignments: readonly Assignment[];
-  /** Katib's TrialConditionType name, or '' when nothing was recorded. */
-  readonly condition: string;
-  readonly reason: string;
-  readonly message: string;
-  readonly statusAtMs: number | null;
-  readonly createdAtMs: number;
-}
-
-export interface TrialWithObjective extends TrialView {
-  /** Best value of the experiment's objective metric (max when maximizing, min when minimizing, else the latest). */
-  readonly bestObjective: number | null;
-  readonly objectivePoints: number;
-}
 
 const ms = (t: Date | number): number => (typeof t === 'number' ? t : t.getTime());
 
@@ -152,18 +101,10 @@ export function readModelChanges(event: TypedEvent<Date | number>): ReadModelCha
       ];
     }
     case 'TrialStatusChanged': {
+      // The status itself is the observation store's (trial_statuses, written in the same batch):
+      // here only that the trial exists and, when the event says, its experiment.
       const p = event.payload;
-      return [
-        {
-          kind: 'status',
-          name: p.trial_name,
-          experiment: p.experiment_name,
-          condition: p.condition,
-          reason: p.reason,
-          message: p.message,
-          atMs: ms(p.occurred_at),
-        },
-      ];
+      return [{ kind: 'trial', name: p.trial_name, experiment: p.experiment_name, atMs: ms(p.occurred_at) }];
     }
     default:
       return [];
@@ -190,13 +131,4 @@ export function bestObjectives(
     else seen.best = value;
   }
   return out;
-}
-
-/** RFC 4180 CSV with a header line; cells with a comma, quote or line break are quoted. */
-export function toCsv(header: readonly string[], rows: readonly (readonly unknown[])[]): string {
-  const cell = (value: unknown): string => {
-    const text = value === null || value === undefined ? '' : String(value);
-    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-  };
-  return `${[header, ...rows].map((r) => r.map(cell).join(',')).join('\r\n')}\r\n`;
 }

@@ -12,9 +12,10 @@ import type { Clock } from '../../../../shared/clock.ts';
 import { unary } from '../../../../shared/grpc.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import { toKatibTime } from '../../../../shared/rfc3339.ts';
+import { toQuery } from '../../common/observation-query.ts';
 import type { ObservationStore } from '../../common/ports.ts';
 import type { ReadBarrier } from '../../common/read-barrier.ts';
-import { toDeletedEvent, toQuery, toReportedEvent } from '../observation-events.ts';
+import { toDeletedEvent, toReportedEvent } from '../observation-events.ts';
 
 export interface DbManagerDeps {
   readonly producer: Pick<EventProducer, 'publish'>;

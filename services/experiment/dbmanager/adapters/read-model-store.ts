@@ -1,161 +1,56 @@
-// The read model's tables (read_experiments, read_trials) beside the observation logs, in the same
-// SQLite file or PostgreSQL schema. One set of statements for both: `$n` placeholders, upserts with
-// ON CONFLICT; only the table definitions and the connection differ.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
-import pg from 'pg';
-import { AppError, unavailable } from '../../../../shared/errors.ts';
-import {
-  type Assignment,
-  bestObjectives,
-  type EarlyStoppingRuleView,
-  type ExperimentView,
-  type ReadModelChange,
-  type TrialView,
-  type TrialWithObjective,
-} from '../read-model.ts';
+// The read model's queries and upserts over its tables (./read-model-sql.ts). A trial's status is
+// not kept here: it is read from the observation store's trial_statuses, which the persistence
+// consumer writes in the same batch as the observations, so it is written once.
+import type {
+  Assignment,
+  EarlyStoppingRuleView,
+  ExperimentView,
+  ObservationStore,
+  ReadModel,
+  TrialView,
+} from '../../common/ports.ts';
+import { bestObjectives, type ReadModelChange } from '../read-model.ts';
+import { openPostgresReadModelSql, openSqliteReadModelSql, type Sql } from './read-model-sql.ts';
 
-export interface ReadModelStore {
+/** The read model as the persistence consumer keeps it. */
+export interface ReadModelStore extends ReadModel {
   /** Applies changes in order, in one transaction. */
   apply(changes: readonly ReadModelChange[]): Promise<void>;
   /** Whether nothing was ever applied (a rebuild from the topics is due). */
   isEmpty(): Promise<boolean>;
-  experiments(): Promise<ExperimentView[]>;
-  experiment(name: string): Promise<ExperimentView | undefined>;
-  /** The experiment's trials in order, with their best objective. */
-  trials(experiment: string): Promise<TrialWithObjective[]>;
-  trial(name: string): Promise<TrialView | undefined>;
-  /** Names of the experiment's trials (for a live stream's filter). */
-  trialNames(experiment: string): Promise<string[]>;
   close(): Promise<void>;
 }
 
-interface Sql {
-  run(sql: string, params: readonly unknown[]): Promise<void>;
-  all<T>(sql: string, params: readonly unknown[]): Promise<T[]>;
-  transaction(work: (sql: Sql) => Promise<void>): Promise<void>;
-  close(): Promise<void>;
+/** Where the observation store keeps its tables: the read model's go beside them. */
+export type ReadModelDatabase =
+  | { readonly kind: 'sqlite'; readonly file: string }
+  | { readonly kind: 'postgres'; readonly url: string; readonly schema: string };
+
+/** Opens the read model beside the observation store, once that store's tables exist (it reads them). */
+export async function openReadModel(
+  database: ReadModelDatabase,
+  store: Pick<ObservationStore, 'ping'>,
+): Promise<ReadModelStore> {
+  await store.ping();
+  return database.kind === 'sqlite'
+    ? openSqliteReadModel({ file: database.file })
+    : await openPostgresReadModel({ url: database.url, schema: database.schema });
 }
 
+/** In the SQLite file of the observation store (whose trial_statuses it reads). */
 export function openSqliteReadModel(options: { file: string }): ReadModelStore {
-  if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
-  const db = new DatabaseSync(options.file);
-  db.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL;');
-  db.exec(`
-    CREATE TABLE IF NOT EXISTS read_experiments (
-      name TEXT PRIMARY KEY, algorithm TEXT NOT NULL, objective_metric TEXT NOT NULL,
-      objective_type TEXT NOT NULL, rules TEXT NOT NULL,
-      created_at_ms INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL);
-    CREATE TABLE IF NOT EXISTS read_trials (
-      id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, experiment TEXT NOT NULL,
-      assignments TEXT NOT NULL, condition TEXT NOT NULL, reason TEXT NOT NULL, message TEXT NOT NULL,
-      status_at_ms INTEGER, created_at_ms INTEGER NOT NULL);
-    CREATE INDEX IF NOT EXISTS read_trials_experiment ON read_trials (experiment, id);`);
-  const numbered = (sql: string) => sql.replace(/\$(\d+)/g, '?$1');
-  const guard = <T>(work: () => T): T => {
-    if (!db.isOpen) throw unavailable('read model: the store is closed');
-    try {
-      return work();
-    } catch (error) {
-      throw error instanceof AppError
-        ? error
-        : unavailable(`read model (sqlite): ${(error as Error).message}`, error);
-    }
-  };
-  let queue: Promise<unknown> = Promise.resolve();
-  const sql: Sql = {
-    run: async (text, params) => guard(() => void db.prepare(numbered(text)).run(...(params as never[]))),
-    all: async <T>(text: string, params: readonly unknown[]) =>
-      guard(() => db.prepare(numbered(text)).all(...(params as never[])) as T[]),
-    // Calls on one connection must not interleave their transactions.
-    transaction: (work) => {
-      const next = queue.then(async () => {
-        guard(() => db.exec('BEGIN IMMEDIATE'));
-        try {
-          await work(sql);
-          guard(() => db.exec('COMMIT'));
-        } catch (error) {
-          if (db.isOpen) db.exec('ROLLBACK');
-          throw error;
-        }
-      });
-      queue = next.catch(() => undefined);
-      return next;
-    },
-    close: async () => {
-      if (db.isOpen) db.close();
-    },
-  };
-  return readModel(sql, '');
+  const { sql, prefix } = openSqliteReadModelSql(options.file);
+  return readModel(sql, prefix);
 }
 
+/** In the PostgreSQL schema of the observation store (whose trial_statuses it reads). */
 export async function openPostgresReadModel(options: {
   url: string;
   schema: string;
   poolSize?: number;
 }): Promise<ReadModelStore> {
-  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 4 });
-  pool.on('error', () => undefined);
-  const s = pg.escapeIdentifier(options.schema);
-  const wrap = (error: unknown): AppError =>
-    error instanceof AppError
-      ? error
-      : unavailable(`read model (postgres): ${(error as Error).message}`, error);
-  const over = (client: pg.Pool | pg.PoolClient): Sql => ({
-    run: async (text, params) => {
-      await client.query(text, params as unknown[]).catch((e: unknown) => Promise.reject(wrap(e)));
-    },
-    all: async <T>(text: string, params: readonly unknown[]) =>
-      (await client.query(text, params as unknown[]).catch((e: unknown) => Promise.reject(wrap(e))))
-        .rows as T[],
-    // One transaction at a time per process: batches of different partitions touch the same rows
-    // in different orders, which would deadlock. Across processes a deadlock is retried (UNAVAILABLE).
-    transaction: (work) => {
-      const next = queue.then(() => inTransaction(work));
-      queue = next.catch(() => undefined);
-      return next;
-    },
-    close: () => pool.end(),
-  });
-  let queue: Promise<unknown> = Promise.resolve();
-  const inTransaction = async (work: (sql: Sql) => Promise<void>): Promise<void> => {
-    const c = await pool.connect().catch((e: unknown) => Promise.reject(wrap(e)));
-    try {
-      await c.query('BEGIN');
-      await work(over(c));
-      await c.query('COMMIT');
-    } catch (error) {
-      await c.query('ROLLBACK').catch(() => undefined);
-      throw wrap(error);
-    } finally {
-      c.release();
-    }
-  };
-  const sql = over(pool);
-  await sql.transaction(async (tx) => {
-    await tx.run("SELECT pg_advisory_xact_lock(hashtext('backbone read model'))", []);
-    await tx.run(`CREATE SCHEMA IF NOT EXISTS ${s}`, []);
-    await tx.run(
-      `CREATE TABLE IF NOT EXISTS ${s}.read_experiments (
-        name TEXT PRIMARY KEY, algorithm TEXT NOT NULL, objective_metric TEXT NOT NULL,
-        objective_type TEXT NOT NULL, rules TEXT NOT NULL,
-        created_at_ms BIGINT NOT NULL, updated_at_ms BIGINT NOT NULL)`,
-      [],
-    );
-    await tx.run(
-      `CREATE TABLE IF NOT EXISTS ${s}.read_trials (
-        id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE, experiment TEXT NOT NULL,
-        assignments TEXT NOT NULL, condition TEXT NOT NULL, reason TEXT NOT NULL, message TEXT NOT NULL,
-        status_at_ms BIGINT, created_at_ms BIGINT NOT NULL)`,
-      [],
-    );
-    await tx.run(
-      `CREATE INDEX IF NOT EXISTS read_trials_experiment ON ${s}.read_trials (experiment, id)`,
-      [],
-    );
-  });
-  return readModel(sql, `${s}.`);
+  const { sql, prefix } = await openPostgresReadModelSql(options);
+  return readModel(sql, prefix);
 }
 
 interface ExperimentRow {
@@ -183,6 +78,7 @@ interface TrialRow {
 function readModel(sql: Sql, p: string): ReadModelStore {
   const E = `${p}read_experiments`;
   const T = `${p}read_trials`;
+  const S = `${p}trial_statuses`;
   const experimentSelect = `SELECT e.name, e.algorithm, e.objective_metric, e.objective_type, e.rules,
       e.created_at_ms, e.updated_at_ms,
       (SELECT count(*) FROM ${T} t WHERE t.experiment = e.name) AS trial_count
@@ -208,8 +104,11 @@ function readModel(sql: Sql, p: string): ReadModelStore {
     statusAtMs: r.status_at_ms === null ? null : Number(r.status_at_ms),
     createdAtMs: Number(r.created_at_ms),
   });
-  const trialColumns =
-    'name, experiment, assignments, condition, reason, message, status_at_ms, created_at_ms';
+  // The recorded status when there is one, else the condition a request listed.
+  const trialSelect = `SELECT t.name, t.experiment, t.assignments,
+      COALESCE(s.condition, t.condition) AS condition, COALESCE(s.reason, '') AS reason,
+      COALESCE(s.message, '') AS message, s.changed_at_ms AS status_at_ms, t.created_at_ms
+    FROM ${T} t LEFT JOIN ${S} s ON s.trial_name = t.name`;
 
   const applyOne = async (tx: Sql, c: ReadModelChange): Promise<void> => {
     switch (c.kind) {
@@ -242,7 +141,7 @@ function readModel(sql: Sql, p: string): ReadModelStore {
            ON CONFLICT (name) DO UPDATE SET
              experiment = CASE WHEN excluded.experiment <> '' THEN excluded.experiment ELSE ${T}.experiment END,
              assignments = CASE WHEN $6 = 1 THEN excluded.assignments ELSE ${T}.assignments END,
-             condition = CASE WHEN ${T}.status_at_ms IS NULL AND excluded.condition <> '' THEN excluded.condition ELSE ${T}.condition END`,
+             condition = CASE WHEN excluded.condition <> '' THEN excluded.condition ELSE ${T}.condition END`,
           [
             c.name,
             c.experiment,
@@ -251,17 +150,6 @@ function readModel(sql: Sql, p: string): ReadModelStore {
             c.atMs,
             c.assignments !== undefined && c.assignments.length > 0 ? 1 : 0,
           ],
-        );
-        return;
-      case 'status':
-        await tx.run(
-          `INSERT INTO ${T} (name, experiment, assignments, condition, reason, message, status_at_ms, created_at_ms)
-           VALUES ($1, $2, '[]', $3, $4, $5, $6, $6)
-           ON CONFLICT (name) DO UPDATE SET
-             experiment = CASE WHEN excluded.experiment <> '' THEN excluded.experiment ELSE ${T}.experiment END,
-             condition = excluded.condition, reason = excluded.reason, message = excluded.message,
-             status_at_ms = excluded.status_at_ms`,
-          [c.name, c.experiment, c.condition, c.reason, c.message, c.atMs],
         );
         return;
     }
@@ -291,10 +179,7 @@ function readModel(sql: Sql, p: string): ReadModelStore {
     experiment,
     trials: async (name) => {
       const exp = await experiment(name);
-      const rows = await sql.all<TrialRow>(
-        `SELECT ${trialColumns} FROM ${T} WHERE experiment = $1 ORDER BY id`,
-        [name],
-      );
+      const rows = await sql.all<TrialRow>(`${trialSelect} WHERE t.experiment = $1 ORDER BY t.id`, [name]);
       const metric = exp?.objectiveMetric ?? '';
       const values =
         metric === ''
@@ -315,7 +200,7 @@ function readModel(sql: Sql, p: string): ReadModelStore {
       });
     },
     trial: async (name) => {
-      const rows = await sql.all<TrialRow>(`SELECT ${trialColumns} FROM ${T} WHERE name = $1`, [name]);
+      const rows = await sql.all<TrialRow>(`${trialSelect} WHERE t.name = $1`, [name]);
       if (!rows[0]) return undefined;
       const before = await sql.all<{ n: number | string }>(
         `SELECT count(*) AS n FROM ${T} WHERE experiment = $1 AND id <= (SELECT id FROM ${T} WHERE name = $2)`,

@@ -19,7 +19,7 @@ import {
 import type { Clock } from '../../../../shared/clock.ts';
 import { beforeDeadline } from '../../../../shared/deadline.ts';
 import type { Logger } from '../../../../shared/logger.ts';
-import type { ControllerStateStore } from '../../common/ports.ts';
+import type { ControllerStateStore } from '../ports.ts';
 
 /** States kept in memory by default: a few of the largest (12 MiB) or hundreds of typical ones. */
 export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;

@@ -1,5 +1,5 @@
 // The ControllerStateStore in memory: for unit tests, and the contract the Kafka store keeps.
-import type { ControllerStateStore, SavedControllerState } from '../../common/ports.ts';
+import type { ControllerStateStore, SavedControllerState } from '../ports.ts';
 
 export function createMemoryControllerStateStore(): ControllerStateStore & {
   readonly saves: ReadonlyArray<{ experiment: string } & SavedControllerState>;

@@ -8,15 +8,14 @@ import { AppError, invalidArgument, notFound, toAppError } from '../../../../sha
 import { errorAnswer, type GrpcJsonGateway } from '../../../../shared/grpc-http.ts';
 import { type HttpListener, startHttpListener } from '../../../../shared/http-listener.ts';
 import type { Logger } from '../../../../shared/logger.ts';
-import type { ObservationStore } from '../../common/ports.ts';
-import type { ReadModelStore } from '../../dbmanager/adapters/read-model-store.ts';
-import { toQuery } from '../../dbmanager/observation-events.ts';
-import { toCsv } from '../../dbmanager/read-model.ts';
+import { toQuery } from '../../common/observation-query.ts';
+import type { ObservationStore, ReadModel } from '../../common/ports.ts';
+import { toCsv } from '../csv.ts';
 import type { LiveHub } from './live-stream.ts';
 
 export interface HttpApiDeps {
   readonly gateway: GrpcJsonGateway;
-  readonly readModel: ReadModelStore;
+  readonly readModel: ReadModel;
   readonly store: Pick<ObservationStore, 'query'>;
   readonly hub: LiveHub;
   readonly logger: Logger;

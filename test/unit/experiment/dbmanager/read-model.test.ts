@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  bestObjectives,
-  readModelChanges,
-  toCsv,
-} from '../../../../services/experiment/dbmanager/read-model.ts';
+import { bestObjectives, readModelChanges } from '../../../../services/experiment/dbmanager/read-model.ts';
 
 const at = Date.UTC(2026, 0, 1);
 
@@ -79,7 +75,7 @@ describe('readModelChanges', () => {
     ]);
   });
 
-  it('TrialStatusChanged: the status; observations change nothing here', () => {
+  it('TrialStatusChanged: the trial and its experiment, not the status (kept by the observation store); observations change nothing here', () => {
     expect(
       readModelChanges({
         eventType: 'TrialStatusChanged',
@@ -94,17 +90,7 @@ describe('readModelChanges', () => {
           source: 'SetTrialStatus',
         },
       }),
-    ).toEqual([
-      {
-        kind: 'status',
-        name: 'exp-a',
-        experiment: '',
-        condition: 'EARLYSTOPPED',
-        reason: 'TrialEarlyStopped',
-        message: 'm',
-        atMs: at,
-      },
-    ]);
+    ).toEqual([{ kind: 'trial', name: 'exp-a', experiment: '', atMs: at }]);
     expect(
       readModelChanges({
         eventType: 'ObservationLogReported',
@@ -126,20 +112,5 @@ describe('bestObjectives', () => {
     expect(bestObjectives(rows, 'MAXIMIZE')).toEqual(new Map([['a', { best: 0.9, points: 3 }]]));
     expect(bestObjectives(rows, 'MINIMIZE')).toEqual(new Map([['a', { best: 0.5, points: 3 }]]));
     expect(bestObjectives(rows, '')).toEqual(new Map([['a', { best: 0.7, points: 3 }]]));
-  });
-});
-
-describe('toCsv', () => {
-  it('quotes cells with commas, quotes or line breaks; empty for null', () => {
-    expect(
-      toCsv(
-        ['a', 'b'],
-        [
-          ['x,y', 'say "hi"'],
-          [null, 'line\nbreak'],
-          [1, undefined],
-        ],
-      ),
-    ).toBe('a,b\r\n"x,y","say ""hi"""\r\n,"line\nbreak"\r\n1,\r\n');
   });
 });
