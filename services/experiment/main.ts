@@ -1,5 +1,5 @@
 // The experiment service's wiring: the only place that reads the environment, creates clients,
-// starts servers and workers, and registers how to stop them (in reverse order) on SIGTERM.
+// starts servers and consumers, and registers how to stop them (in reverse order) on SIGTERM.
 import { createBus, createEventProducer, dlqOf, TOPICS } from '../../shared/bus/index.ts';
 import { systemClock } from '../../shared/clock.ts';
 import {
@@ -18,17 +18,17 @@ import type { ObservationStore } from './common/ports.ts';
 import { createReadBarrier } from './common/read-barrier.ts';
 import { createDbManagerHandlers } from './dbmanager/adapters/grpc-handlers.ts';
 import { withObservationLogEncoder } from './dbmanager/adapters/observation-log-encoding.ts';
-import { startPersistenceWorker } from './dbmanager/adapters/persistence-consumer.ts';
+import { startPersistenceConsumer } from './dbmanager/adapters/persistence-consumer.ts';
 import { openPostgresObservationStore } from './dbmanager/adapters/postgres-observation-store.ts';
 import { rebuildReadModelIfEmpty } from './dbmanager/adapters/read-model-rebuild.ts';
 import { openReadModel } from './dbmanager/adapters/read-model-store.ts';
 import { openSqliteObservationStore } from './dbmanager/adapters/sqlite-observation-store.ts';
-import { startEarlyStoppingWorker } from './earlystopping/adapters/early-stopping-judge.ts';
+import { startEarlyStoppingJudge } from './earlystopping/adapters/early-stopping-judge.ts';
 import { createEarlyStoppingHandlers, createRemoteCurves } from './earlystopping/adapters/grpc-handlers.ts';
 import { readExperimentSettings } from './settings.ts';
 import { createSuggestionHandlers } from './suggestion/adapters/grpc-handlers.ts';
 import { openKafkaControllerStateStore } from './suggestion/adapters/kafka-controller-state-store.ts';
-import { createSuggestionWorkers } from './suggestion/adapters/suggestion-threads.ts';
+import { createSuggestionThreads } from './suggestion/adapters/suggestion-threads.ts';
 import { startWeb } from './web/adapters/start-web.ts';
 
 let settings: ReturnType<typeof readExperimentSettings>;
@@ -66,7 +66,7 @@ try {
       (topic) => [topic, dlqOf(topic)],
     ),
   );
-  // Read, never consumed by a worker: no dead-letter topic.
+  // Read, never consumed by a group: no dead-letter topic.
   if (settings.services.includes('suggestion')) await bus.ensureTopics([TOPICS.nasControllerState]);
 
   const producer = await createEventProducer(bus);
@@ -85,7 +85,7 @@ try {
 
   // The read model is kept by the persistence consumer and read by the web side: opened when either runs.
   const readModel =
-    settings.persistenceWorker || settings.http
+    settings.persistenceConsumer || settings.http
       ? await openReadModel(
           settings.store === 'sqlite'
             ? { kind: 'sqlite', file: settings.sqliteFile }
@@ -94,7 +94,7 @@ try {
         )
       : undefined;
   if (readModel) lifecycle.onStop('read model', () => readModel.close());
-  if (readModel && settings.persistenceWorker && settings.readModelRebuild)
+  if (readModel && settings.persistenceConsumer && settings.readModelRebuild)
     await rebuildReadModelIfEmpty({
       readModel,
       store,
@@ -102,18 +102,18 @@ try {
       persistenceGroup: settings.persistenceGroup,
       logger,
     });
-  if (settings.persistenceWorker) {
-    const worker = await startPersistenceWorker({
+  if (settings.persistenceConsumer) {
+    const persistence = await startPersistenceConsumer({
       bus,
       producer,
       store,
       ...(readModel ? { readModel } : {}),
       groupId: settings.persistenceGroup,
-      sessionTimeoutMs: settings.workerSessionTimeoutMs,
+      sessionTimeoutMs: settings.consumerSessionTimeoutMs,
       logger,
       registry,
     });
-    lifecycle.onStop('persistence worker', () => worker.stop());
+    lifecycle.onStop('persistence consumer', () => persistence.stop());
   }
 
   const root = loadPackageDefinition(['api/v1beta1/api.proto']);
@@ -145,11 +145,11 @@ try {
       cacheBytes: settings.nasStateCacheMb * 1024 * 1024,
     });
     lifecycle.onStop('controller state store', () => controllerStates.close());
-    const workers =
-      settings.suggestionWorkerThreads > 0
-        ? createSuggestionWorkers({ size: settings.suggestionWorkerThreads, logger })
+    const threads =
+      settings.suggestionThreads > 0
+        ? createSuggestionThreads({ size: settings.suggestionThreads, logger })
         : undefined;
-    if (workers) lifecycle.onStop('suggestion worker threads', () => workers.close());
+    if (threads) lifecycle.onStop('suggestion threads', () => threads.close());
     hosted.push({
       definition: lookupService(root, 'api.v1.beta1.Suggestion').service,
       implementation: createSuggestionHandlers({
@@ -158,7 +158,7 @@ try {
         logger,
         registry,
         controllerStates,
-        ...(workers ? { workers } : {}),
+        ...(threads ? { threads } : {}),
       }),
     });
     // Katib's suggestion pods are probed as manager.v1beta1.Suggestion.
@@ -190,19 +190,19 @@ try {
     healthNames.push('api.v1.beta1.EarlyStopping');
   }
 
-  if (settings.earlyStoppingWorker) {
-    const worker = await startEarlyStoppingWorker({
+  if (settings.earlyStoppingJudge) {
+    const judge = await startEarlyStoppingJudge({
       bus,
       producer,
       clock: systemClock,
       logger,
       groupId: settings.earlyStoppingGroup,
-      sessionTimeoutMs: settings.workerSessionTimeoutMs,
+      sessionTimeoutMs: settings.consumerSessionTimeoutMs,
       catchUpTimeoutMs: settings.readBarrierTimeoutMs,
       lookbackMs: settings.earlyStoppingLookbackMs,
       registry,
     });
-    lifecycle.onStop('early-stopping worker', () => worker.stop());
+    lifecycle.onStop('early-stopping judge', () => judge.stop());
   }
 
   const health = createHealthService();

@@ -1,6 +1,6 @@
 // `npm run build` and what `npm start` runs from it (built here into .build/test, so a running
 // `npm start` keeps its dist/): the experiment service with a
-// suggestion worker thread, and the rate limit service with two cluster workers. Both load files by
+// suggestion thread, and the rate limit service with two cluster workers. Both load files by
 // path at run time (.proto, .avsc, worker entries), which only a run of the build proves.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';

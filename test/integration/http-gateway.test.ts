@@ -570,7 +570,7 @@ describe('api.v1.beta1 over HTTP/JSON', () => {
   });
 
   it('rebuilds the read model from the topics into an empty PostgreSQL store', async () => {
-    // Wait until the first server's worker committed what the tests above published.
+    // Wait until the first server's persistence consumer committed what the tests above published.
     const expected = await http(`/api/experiments/${experiment}/trials`);
     await server.stop();
     const second = await startExperimentServer(
@@ -591,7 +591,7 @@ describe('api.v1.beta1 over HTTP/JSON', () => {
     base = `http://127.0.0.1:${second.httpPort}`;
     const rebuilt = await http(`/api/experiments/${experiment}/trials`);
     expect(rebuilt.status).toBe(200);
-    // The observation logs are not in the new store (they are the worker's, from its commits on), so no best objective.
+    // The observation logs are not in the new store (they are the persistence consumer's, from its commits on), so no best objective.
     const strip = (t: { name: string; order: number; condition: string; assignments: unknown }) => ({
       name: t.name,
       order: t.order,

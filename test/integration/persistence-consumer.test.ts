@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TrialStatusChangedV1 } from '../../schemas/gen/events.ts';
 import type { ObservationStore } from '../../services/experiment/common/ports.ts';
-import { startPersistenceWorker } from '../../services/experiment/dbmanager/adapters/persistence-consumer.ts';
+import { startPersistenceConsumer } from '../../services/experiment/dbmanager/adapters/persistence-consumer.ts';
 import { openSqliteObservationStore } from '../../services/experiment/dbmanager/adapters/sqlite-observation-store.ts';
 import type { OutgoingEvent } from '../../shared/bus/events.ts';
 import {
@@ -21,12 +21,12 @@ import { openTestBus, uniqueName } from '../helpers/kafka.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const BROKERS = inject('infra').KAFKA_BROKERS;
-const folder = mkdtempSync(join(tmpdir(), 'persistence-worker-'));
+const folder = mkdtempSync(join(tmpdir(), 'persistence-consumer-'));
 
 let bus: Bus;
 let producer: EventProducer;
 let store: ObservationStore;
-let worker: EventConsumer;
+let consumer: EventConsumer;
 
 beforeAll(async () => {
   bus = openTestBus(BROKERS);
@@ -38,7 +38,7 @@ beforeAll(async () => {
   // current end (setting offsets joins the group: seconds per topic, so only where it pays).
   const groupId = uniqueName('test-persistence');
   await bus.commitTopicEnds(groupId, [TOPICS.observations.name]);
-  worker = await startPersistenceWorker({
+  consumer = await startPersistenceConsumer({
     bus,
     producer,
     store,
@@ -46,11 +46,11 @@ beforeAll(async () => {
     sessionTimeoutMs: 10_000,
     logger: silentLogger,
   });
-  await worker.joined;
+  await consumer.joined;
 }, 60_000);
 
 afterAll(async () => {
-  await worker?.stop();
+  await consumer?.stop();
   await producer?.disconnect();
   await store?.close();
   await bus?.close();
@@ -78,7 +78,7 @@ const statusChanged = (
   },
 });
 
-describe('persistence worker', () => {
+describe('persistence consumer', () => {
   it('records the latest status from experiment.trial-status, skipping a redelivered one', async () => {
     const trial = uniqueName('trial');
     const running = statusChanged(trial, 'RUNNING');

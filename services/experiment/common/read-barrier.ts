@@ -58,6 +58,7 @@ export function createReadBarrier(options: {
         await sleep(pollMs);
         committed = (await committedOffsets()).get(partition) ?? -1n;
       }
+      // Callers read this: it names the consumer as its setting does (PERSISTENCE_WORKER).
       throw unavailable(
         `the persistence worker (group ${groupId}) has applied ${topic} partition ${partition} up to offset ` +
           `${committed < 0n ? 0n : committed} of ${target} and did not catch up within ${timeoutMs} ms; ` +

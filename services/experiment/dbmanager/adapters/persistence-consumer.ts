@@ -20,7 +20,7 @@ const STORED_TOPICS: ReadonlySet<string> = new Set([TOPICS.observations.name, TO
  * event by its type. With a read model it also reads experiment.suggestions and
  * experiment.early-stopping-rules, and keeps the read model's experiments and trials.
  */
-export function startPersistenceWorker(deps: {
+export function startPersistenceConsumer(deps: {
   bus: Bus;
   producer: EventProducer;
   store: ObservationStore;

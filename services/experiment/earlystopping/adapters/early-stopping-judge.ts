@@ -1,8 +1,8 @@
-// The early-stopping worker: rebuilds what it knows from the topics at every start (observations of
+// The early-stopping judge: rebuilds what it knows from the topics at every start (observations of
 // its partitions from the lookback window, the whole rules and trial-status topics), judges running
 // trials as Katib's metrics collector would, and publishes one TrialStatusChanged per stopped trial.
 //
-// Never two: before publishing, the worker reads experiment.trial-status up to its end (every
+// Never two: before publishing, the judge reads experiment.trial-status up to its end (every
 // decision ever published is there, by this or any instance) and skips trials already stopped.
 // It commits no offsets: its state lives in memory and is rebuilt by reading the topics again.
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -21,7 +21,7 @@ import type { Logger } from '../../../../shared/logger.ts';
 import { EARLY_STOPPED, earlyStoppedEventId, earlyStoppedPayload } from '../requests.ts';
 import { createTracker, type RulesIssued, type StopDecision } from '../tracker.ts';
 
-export interface EarlyStoppingWorkerOptions {
+export interface EarlyStoppingJudgeOptions {
   readonly bus: Bus;
   readonly producer: Pick<EventProducer, 'publish'>;
   readonly clock: Clock;
@@ -32,14 +32,14 @@ export interface EarlyStoppingWorkerOptions {
   /** How long a decision waits for the trial-status reader to reach the topic's end. */
   readonly catchUpTimeoutMs: number;
   /**
-   * How far back in experiment.observations the worker starts at each start (0: the beginning). A
+   * How far back in experiment.observations the judge starts at each start (0: the beginning). A
    * trial that reached its rules' step before that is not judged again, so it bounds restart work.
    */
   readonly lookbackMs: number;
   readonly registry?: Registry;
 }
 
-export interface EarlyStoppingWorker {
+export interface EarlyStoppingJudge {
   /** Resolves once the observations reader joined its group. */
   readonly joined: Promise<void>;
   /** Resolves once the observations on the topic now are judged and the stops they caused published. */
@@ -47,25 +47,25 @@ export interface EarlyStoppingWorker {
   stop(): Promise<void>;
 }
 
-export async function startEarlyStoppingWorker(
-  options: EarlyStoppingWorkerOptions,
-): Promise<EarlyStoppingWorker> {
+export async function startEarlyStoppingJudge(
+  options: EarlyStoppingJudgeOptions,
+): Promise<EarlyStoppingJudge> {
   const { bus, producer, clock } = options;
   const logger = options.logger.child({ component: 'early-stopping' });
   const registry = options.registry;
   const stopped = new Counter({
     name: 'experiment_early_stopped_trials_total',
-    help: 'Trials this worker stopped (TrialStatusChanged published)',
+    help: 'Trials this early-stopping judge stopped (TrialStatusChanged published)',
     registers: registry ? [registry] : [],
   });
   const reportsRead = new Counter({
     name: 'experiment_early_stopping_reports_total',
-    help: 'Observation reports the early-stopping worker has read',
+    help: 'Observation reports the early-stopping judge has read',
     registers: registry ? [registry] : [],
   });
   new Gauge({
     name: 'experiment_early_stopping_running_trials',
-    help: 'Running trials the early-stopping worker is watching',
+    help: 'Running trials the early-stopping judge is watching',
     registers: registry ? [registry] : [],
     collect() {
       this.set(tracker.runningTrials());
@@ -169,7 +169,7 @@ export async function startEarlyStoppingWorker(
     },
   });
 
-  // The worker commits nothing: each start reads the lookback window again, shared by trial partition.
+  // The judge commits nothing: each start reads the lookback window again, shared by trial partition.
   observations = await readTopic(bus, {
     topic: TOPICS.observations.name,
     group: options.groupId,
@@ -205,7 +205,7 @@ export async function startEarlyStoppingWorker(
         await beforeDeadline(
           flushing,
           deadline,
-          () => `the early-stopping worker did not publish its stops within ${timeoutMs} ms`,
+          () => `the early-stopping judge did not publish its stops within ${timeoutMs} ms`,
         );
     },
     async stop() {

@@ -33,9 +33,9 @@ export type CurveReader = (trialName: string, metricName: string) => Promise<str
 export interface EarlyStoppingDeps {
   readonly producer: Pick<EventProducer, 'publish'>;
   readonly store: Pick<ObservationStore, 'query' | 'trialStatus' | 'knowsTrial'>;
-  /** Waits for the persistence worker on experiment.observations (the trial's partition). */
+  /** Waits for the persistence consumer on experiment.observations (the trial's partition). */
   readonly observationsBarrier: ReadBarrier;
-  /** Waits for the persistence worker on experiment.trial-status (the trial's partition). */
+  /** Waits for the persistence consumer on experiment.trial-status (the trial's partition). */
   readonly statusBarrier: ReadBarrier;
   /** Reads curves from the DBManager at an address (Katib's db_manager_address). */
   readonly remoteCurves: (address: string) => CurveReader;

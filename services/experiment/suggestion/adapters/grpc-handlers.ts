@@ -15,7 +15,7 @@ import type { ControllerStateStore } from '../ports.ts';
 import { ALGORITHMS, type AnyAlgorithm } from '../registry.ts';
 import { prepareExperiment, suggest } from '../suggest.ts';
 import { createMemoryControllerStateStore } from './memory-controller-state-store.ts';
-import { MODEL_FIT_ALGORITHMS, type SuggestionWorkers } from './suggestion-threads.ts';
+import { MODEL_FIT_ALGORITHMS, type SuggestionThreads } from './suggestion-threads.ts';
 
 export interface SuggestionDeps {
   readonly producer: Pick<EventProducer, 'publish'>;
@@ -27,10 +27,10 @@ export interface SuggestionDeps {
   /** Where stateful algorithms (enas) keep their controller; in memory (this process only) when absent. */
   readonly controllerStates?: ControllerStateStore;
   /**
-   * Worker threads for the model-fitting algorithms (MODEL_FIT_ALGORITHMS), which run the full
+   * Threads for the model-fitting algorithms (MODEL_FIT_ALGORITHMS), which run the full
    * registry; every call runs inline when absent.
    */
-  readonly workers?: SuggestionWorkers;
+  readonly threads?: SuggestionThreads;
 }
 
 const TOPIC = TOPICS.suggestions.name;
@@ -65,7 +65,7 @@ export function createSuggestionHandlers(deps: SuggestionDeps): UntypedServiceIm
   });
   const computeSeconds = new Histogram({
     name: 'experiment_suggestion_compute_seconds',
-    help: 'Time an algorithm took to compute one GetSuggestions reply (publishing excluded; in a worker thread: waiting for it included)',
+    help: 'Time an algorithm took to compute one GetSuggestions reply (publishing excluded; in a suggestion thread: waiting for it included)',
     labelNames: ['algorithm'],
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: deps.registry ? [deps.registry] : [],
@@ -81,8 +81,8 @@ export function createSuggestionHandlers(deps: SuggestionDeps): UntypedServiceIm
         const compute = async () => {
           const stored = stateful ? await states.latest(experimentName) : undefined;
           const started = performance.now();
-          const offload = deps.workers !== undefined && !stateful && MODEL_FIT_ALGORITHMS.has(algorithmName);
-          const result = offload ? await deps.workers!.run(request) : suggest(request, algorithms, stored);
+          const offload = deps.threads !== undefined && !stateful && MODEL_FIT_ALGORITHMS.has(algorithmName);
+          const result = offload ? await deps.threads!.run(request) : suggest(request, algorithms, stored);
           computeMs = performance.now() - started;
           for (const note of result.notes ?? [])
             logger.warn({ experiment: experimentName, algorithm: result.algorithmName }, note);

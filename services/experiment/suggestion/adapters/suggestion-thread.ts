@@ -1,13 +1,13 @@
-// A suggestion worker thread: runs the pure use case for the requests the pool sends it, so a
+// A suggestion thread: runs the pure use case for the requests the pool sends it, so a
 // long model fit (a Gaussian process over every trial) never holds the server's event loop.
 import { parentPort } from 'node:worker_threads';
 import { AppError } from '../../../../shared/errors.ts';
 import { ALGORITHMS } from '../registry.ts';
 import { suggest } from '../suggest.ts';
-import type { WorkerReply, WorkerRequest } from './suggestion-threads.ts';
+import type { ThreadReply, ThreadRequest } from './suggestion-threads.ts';
 
-parentPort!.on('message', ({ id, request }: WorkerRequest) => {
-  let reply: WorkerReply;
+parentPort!.on('message', ({ id, request }: ThreadRequest) => {
+  let reply: ThreadReply;
   try {
     reply = { id, result: suggest(request, ALGORITHMS) };
   } catch (error) {

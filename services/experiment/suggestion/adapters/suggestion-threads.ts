@@ -1,4 +1,4 @@
-// A pool of worker threads for the suggestion use case: the calls of the algorithms that fit a
+// A pool of threads (node:worker_threads) for the suggestion use case: the calls of the algorithms that fit a
 // model to every trial (bayesianoptimization: tens of milliseconds at 100 trials) run there, one
 // call per thread at a time, so the server's event loop keeps answering other calls meanwhile.
 // Each thread runs the same pure function as the inline path; a request and its reply are
@@ -11,12 +11,12 @@ import type { Logger } from '../../../../shared/logger.ts';
 import { moduleFile } from '../../../../shared/module-file.ts';
 import type { SuggestResult } from '../suggest.ts';
 
-export interface WorkerRequest {
+export interface ThreadRequest {
   readonly id: number;
   readonly request: GetSuggestionsRequest__Output;
 }
 
-export type WorkerReply =
+export type ThreadReply =
   | { readonly id: number; readonly result: SuggestResult }
   | {
       readonly id: number;
@@ -26,7 +26,7 @@ export type WorkerReply =
 /** The algorithms whose calls go to the pool: they fit a model over every trial on each call. */
 export const MODEL_FIT_ALGORITHMS: ReadonlySet<string> = new Set(['bayesianoptimization']);
 
-export interface SuggestionWorkers {
+export interface SuggestionThreads {
   run(request: GetSuggestionsRequest__Output): Promise<SuggestResult>;
   /** Threads running now (started on demand, stopped when idle). */
   threads(): number;
@@ -53,14 +53,14 @@ interface Slot {
 
 const ENTRY = moduleFile(import.meta.url, './suggestion-thread');
 
-export function createSuggestionWorkers(options: {
+export function createSuggestionThreads(options: {
   size: number;
   logger: Logger;
   idleMs?: number;
   /** The thread's entry module; tests point it elsewhere to make a thread fail. */
   entry?: string | URL;
-}): SuggestionWorkers {
-  const logger = options.logger.child({ component: 'suggestion-workers' });
+}): SuggestionThreads {
+  const logger = options.logger.child({ component: 'suggestion-threads' });
   const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
   const queue: Job[] = [];
   const slots: Slot[] = [];
@@ -83,7 +83,7 @@ export function createSuggestionWorkers(options: {
       slot.idleTimer = undefined;
       slot.job = job;
       slot.worker.ref();
-      slot.worker.postMessage({ id: job.id, request: job.request } satisfies WorkerRequest);
+      slot.worker.postMessage({ id: job.id, request: job.request } satisfies ThreadRequest);
     }
     for (const slot of slots) {
       if (slot.job || slot.idleTimer) continue;
@@ -95,7 +95,7 @@ export function createSuggestionWorkers(options: {
 
   const spawn = (): Slot => {
     const slot: Slot = { worker: new Worker(options.entry ?? ENTRY), job: undefined, idleTimer: undefined };
-    slot.worker.on('message', (reply: WorkerReply) => {
+    slot.worker.on('message', (reply: ThreadReply) => {
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
       slot.job = undefined;
@@ -104,15 +104,16 @@ export function createSuggestionWorkers(options: {
         job.reject(new AppError(reply.error.code, reply.error.message, { retriable: reply.error.retriable }));
       dispatch();
     });
-    slot.worker.on('error', (error) => logger.error({ err: error }, 'suggestion worker failed'));
+    slot.worker.on('error', (error) => logger.error({ err: error }, 'suggestion thread failed'));
     slot.worker.on('exit', (code) => {
       clearTimeout(slot.idleTimer);
       const job = slot.job;
       slot.job = undefined;
-      // Rejected even while closing: close() waits for every running job to settle.
+      // Rejected even while closing: close() waits for every running job to settle. The text
+      // callers see keeps the name of its setting, SUGGESTION_WORKER_THREADS.
       job?.reject(internal(`suggestion worker exited (code ${code}) while computing the reply`));
       if (closed || !slots.includes(slot)) return;
-      logger.warn({ code }, 'suggestion worker exited; replaced when next needed');
+      logger.warn({ code }, 'suggestion thread exited; replaced when next needed');
       slots.splice(slots.indexOf(slot), 1);
       dispatch();
     });

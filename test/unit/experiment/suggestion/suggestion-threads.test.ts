@@ -1,4 +1,4 @@
-// The model-fitting algorithms in worker threads: the same replies as the inline use case, bad
+// The model-fitting algorithms in suggestion threads: the same replies as the inline use case, bad
 // input answered with its status and message from the thread, the event loop free for other
 // calls during a fit, and a closing pool that finishes what runs and refuses what waits.
 import { credentials, type ServiceError, status } from '@grpc/grpc-js';
@@ -8,8 +8,8 @@ import type { GetSuggestionsRequest__Output } from '../../../../proto/gen/api/v1
 import type { SuggestionClient } from '../../../../proto/gen/api/v1/beta1/Suggestion.ts';
 import { createSuggestionHandlers } from '../../../../services/experiment/suggestion/adapters/grpc-handlers.ts';
 import {
-  createSuggestionWorkers,
-  type SuggestionWorkers,
+  createSuggestionThreads,
+  type SuggestionThreads,
 } from '../../../../services/experiment/suggestion/adapters/suggestion-threads.ts';
 import { ALGORITHMS } from '../../../../services/experiment/suggestion/registry.ts';
 import { suggest } from '../../../../services/experiment/suggestion/suggest.ts';
@@ -65,13 +65,13 @@ const randomRequest = request(
   1,
 );
 
-let workers: SuggestionWorkers;
+let threads: SuggestionThreads;
 let server: RunningGrpcServer;
 let client: SuggestionClient;
 
 beforeAll(async () => {
   const { logger } = memoryLogger();
-  workers = createSuggestionWorkers({ size: 1, logger });
+  threads = createSuggestionThreads({ size: 1, logger });
   const Suggestion = lookupService(
     loadPackageDefinition(['api/v1beta1/api.proto']),
     'api.v1.beta1.Suggestion',
@@ -87,7 +87,7 @@ beforeAll(async () => {
           logger,
           clock: { now: () => 1_700_000_000_000 },
           producer: { publish: async () => {} },
-          workers,
+          threads,
         }),
       },
     ],
@@ -101,7 +101,7 @@ beforeAll(async () => {
 afterAll(async () => {
   client.close();
   await server.stop(1_000);
-  await workers.close();
+  await threads.close();
 });
 
 const call = (req: GetSuggestionsRequest__Output) =>
@@ -109,7 +109,7 @@ const call = (req: GetSuggestionsRequest__Output) =>
     client.GetSuggestions(req, (error, reply) => (error ? reject(error) : resolve(reply!))),
   );
 
-describe('suggestion worker threads', () => {
+describe('suggestion threads', () => {
   it('answer a bayesianoptimization call exactly as the inline use case does', async () => {
     const req = boRequest(40);
     const reply = await call(req);
@@ -138,7 +138,7 @@ describe('suggestion worker threads', () => {
 
   it('on close, finish the running call and refuse the waiting ones with UNAVAILABLE', async () => {
     const { logger } = memoryLogger();
-    const pool = createSuggestionWorkers({ size: 1, logger });
+    const pool = createSuggestionThreads({ size: 1, logger });
     const running = pool.run(boRequest(60));
     const waiting = pool.run(boRequest(61));
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -156,14 +156,14 @@ describe('a suggestion thread that exits while computing', () => {
 
   it('fails its call with INTERNAL, and the next call gets a new thread', async () => {
     const { logger, lines } = memoryLogger();
-    const pool = createSuggestionWorkers({ size: 1, logger, entry });
+    const pool = createSuggestionThreads({ size: 1, logger, entry });
     try {
       await expect(pool.run(boRequest(10))).rejects.toMatchObject({
         code: 'INTERNAL',
         message: expect.stringContaining('suggestion worker exited (code 3)'),
       });
       expect(pool.threads()).toBe(0);
-      expect(lines.some((line) => line.msg === 'suggestion worker exited; replaced when next needed')).toBe(
+      expect(lines.some((line) => line.msg === 'suggestion thread exited; replaced when next needed')).toBe(
         true,
       );
       const next = pool.run(boRequest(11));
@@ -176,7 +176,7 @@ describe('a suggestion thread that exits while computing', () => {
 
   it('does not hold close() forever when it dies during the shutdown', async () => {
     const { logger } = memoryLogger();
-    const pool = createSuggestionWorkers({ size: 1, logger, entry });
+    const pool = createSuggestionThreads({ size: 1, logger, entry });
     const running = pool.run(boRequest(10)).catch((e: unknown) => e);
     await new Promise((resolve) => setTimeout(resolve, 20));
     await pool.close();
@@ -185,12 +185,12 @@ describe('a suggestion thread that exits while computing', () => {
   });
 });
 
-describe('suggestion worker threads on demand', () => {
+describe('suggestion threads on demand', () => {
   it('start no thread until a call needs one, and stop it after the idle time', async () => {
     const { logger } = memoryLogger();
     // Long enough that a thread finishing first is not retired while a loaded machine boots the
     // second (a thread's start is hundreds of milliseconds there).
-    const pool = createSuggestionWorkers({ size: 2, logger, idleMs: 2_000 });
+    const pool = createSuggestionThreads({ size: 2, logger, idleMs: 2_000 });
     try {
       expect(pool.threads()).toBe(0);
       const first = await pool.run(boRequest(12));
