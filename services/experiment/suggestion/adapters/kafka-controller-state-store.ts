@@ -2,12 +2,10 @@
 // experiment: a save is a NasControllerStateSaved event (acknowledged by the broker before it
 // resolves); every instance follows the topic from its beginning, knows where each key's latest
 // state is, and before answering `latest` reads up to the topic's end as it is then, so it sees
-// every acknowledged save, its own or another instance's. A state is up to 12 MiB and an experiment
-// keeps its key after it ends, so the states themselves are kept up to `cacheBytes`, the most
-// recently used first, and only from saves made while this instance runs (an instance holds the
-// states its experiments use, not every state on the topic). One not in memory is read back when
-// asked for: from its key's partition, at the offset of its latest save known, taking the newest
-// save of the key found from there (compaction only removes a save once a newer one follows it).
+// every acknowledged save, its own or another instance's. States are held in memory up to
+// `cacheBytes` (./controller-state-cache.ts), and only from saves made while this instance runs (an
+// instance holds the states its experiments use, not every state on the topic); one not held is
+// read back from the topic when asked for (./controller-state-read-back.ts).
 import { randomUUID } from 'node:crypto';
 import {
   type Bus,
@@ -17,24 +15,13 @@ import {
   type TopicReader,
 } from '../../../../shared/bus/index.ts';
 import type { Clock } from '../../../../shared/clock.ts';
-import { beforeDeadline } from '../../../../shared/deadline.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { ControllerStateStore } from '../ports.ts';
+import { StateCache } from './controller-state-cache.ts';
+import { createReadBacks, isNewer, isSame, type SavedAt, stateOf } from './controller-state-read-back.ts';
 
 /** States kept in memory by default: a few of the largest (12 MiB) or hundreds of typical ones. */
 export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
-
-interface SavedAt {
-  readonly partition: number;
-  readonly offset: bigint;
-  /** The broker's timestamp: orders saves of a key on different partitions (the topic grew). */
-  readonly timestamp: number;
-}
-
-/** Whether save `a` came after save `b` of the same key. */
-const isNewer = (a: SavedAt, b: SavedAt): boolean =>
-  a.partition === b.partition ? a.offset > b.offset : a.timestamp > b.timestamp;
-const isSame = (a: SavedAt, b: SavedAt): boolean => a.partition === b.partition && a.offset === b.offset;
 
 export interface KafkaControllerStateStore extends ControllerStateStore {
   /** Bytes of states held in memory now. */
@@ -58,31 +45,10 @@ export async function openKafkaControllerStateStore(options: {
   const { bus, producer, clock, catchUpTimeoutMs } = options;
   const TOPIC = options.topic ?? TOPICS.nasControllerState.name;
   const logger = options.logger.child({ component: 'controller-state-store' });
-  const cacheBytes = options.cacheBytes ?? DEFAULT_CACHE_BYTES;
   /** Every key with a state, and where its latest save is. */
   const latestSaves = new Map<string, SavedAt>();
-  /** States in memory, least recently used first (a Map keeps insertion order). */
-  const cache = new Map<string, Uint8Array>();
-  let cachedBytes = 0;
-  let closed = false;
-  const forget = (key: string): void => {
-    const state = cache.get(key);
-    if (state === undefined) return;
-    cache.delete(key);
-    cachedBytes -= state.byteLength;
-  };
-  const remember = (key: string, state: Uint8Array): void => {
-    forget(key);
-    cache.set(key, state);
-    cachedBytes += state.byteLength;
-    for (const [oldest, evicted] of cache) {
-      if (cachedBytes <= cacheBytes || oldest === key) break;
-      cache.delete(oldest);
-      cachedBytes -= evicted.byteLength;
-    }
-  };
-  // A plain Uint8Array, as every store returns (the decoder hands a Buffer over the fetched batch).
-  const stateOf = (payload: { state: Uint8Array }): Uint8Array => Uint8Array.from(payload.state);
+  const cache = new StateCache(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
+  const readBacks = createReadBacks({ bus, topic: TOPIC, timeoutMs: catchUpTimeoutMs, logger });
 
   // Saves below these offsets were made before this instance started: their states are read back
   // when an experiment asks, not kept on the way.
@@ -105,8 +71,8 @@ export async function openKafkaControllerStateStore(options: {
       if (known !== undefined && !isNewer(at, known)) return;
       latestSaves.set(event.key, at);
       if (event.offset >= (replayEnds.get(event.partition) ?? 0n))
-        remember(event.key, stateOf(event.payload));
-      else forget(event.key);
+        cache.remember(event.key, stateOf(event.payload));
+      else cache.forget(event.key);
     },
     onUndecodable: (record, reason) => {
       const key = record.key?.toString('utf8');
@@ -116,7 +82,7 @@ export async function openKafkaControllerStateStore(options: {
       if (known !== undefined && !isNewer(at, known)) return;
       // A tombstone deletes the state; a state that cannot be read is no state (the controller is rebuilt).
       latestSaves.delete(key);
-      forget(key);
+      cache.forget(key);
       if (record.value !== null)
         logger.warn(
           { experiment: key, partition: record.partition, offset: record.offset.toString(), reason },
@@ -124,62 +90,6 @@ export async function openKafkaControllerStateStore(options: {
         );
     },
   });
-
-  /** Read-backs running now: close() stops them. */
-  const readingNow = new Set<TopicReader>();
-  const stopQuietly = (again: TopicReader): void => {
-    readingNow.delete(again);
-    again.stop().catch((error: unknown) => logger.warn({ err: error }, 'cannot stop a read-back'));
-  };
-
-  /**
-   * The newest save of `experiment` at or after `from`, read back from the topic: its state, or
-   * undefined for a tombstone; null when the partition holds nothing of the key from there.
-   * UNAVAILABLE when that is not done by `deadline`.
-   */
-  async function readBack(
-    experiment: string,
-    from: SavedAt,
-    deadline: number,
-  ): Promise<{ readonly at: SavedAt; readonly state: Uint8Array | undefined } | null> {
-    let newest: { at: SavedAt; state: Uint8Array | undefined } | null = null;
-    const late = () => `${TOPIC}: the state of ${experiment} was not read back within ${catchUpTimeoutMs} ms`;
-    const starting = readTopic(bus, {
-      topic: TOPIC,
-      from,
-      until: 'end',
-      key: experiment,
-      onEvent: (event) => {
-        if (event.eventType === 'NasControllerStateSaved')
-          newest = {
-            at: { partition: event.partition, offset: event.offset, timestamp: event.timestamp },
-            state: stateOf(event.payload),
-          };
-      },
-      onUndecodable: (record) => {
-        if (record.value === null)
-          newest = {
-            at: { partition: record.partition, offset: record.offset, timestamp: record.timestamp },
-            state: undefined,
-          };
-      },
-    });
-    // A reader that starts after the deadline is stopped as soon as it exists.
-    starting.then(
-      (again) => {
-        if (closed || Date.now() >= deadline) stopQuietly(again);
-        else readingNow.add(again);
-      },
-      () => undefined,
-    );
-    const again = await beforeDeadline(starting, deadline, late);
-    try {
-      await beforeDeadline(again.done, deadline, late);
-    } finally {
-      stopQuietly(again);
-    }
-    return newest;
-  }
 
   /** Concurrent misses of one key share one read back (and its deadline). */
   const readingBack = new Map<string, Promise<Uint8Array | undefined>>();
@@ -189,7 +99,7 @@ export async function openKafkaControllerStateStore(options: {
       if (known === undefined) return undefined;
       const cached = cache.get(experiment);
       if (cached !== undefined) return cached;
-      const found = await readBack(experiment, known, deadline);
+      const found = await readBacks.newestFrom(experiment, known, deadline);
       const now = latestSaves.get(experiment);
       if (found === null) {
         // Nothing of the key from its latest known save on: the topic lost it (retention, deletion).
@@ -202,7 +112,7 @@ export async function openKafkaControllerStateStore(options: {
       }
       // The follower saw a newer save than the read back reached (or a tombstone): look again.
       if (now === undefined || isNewer(now, found.at)) continue;
-      if (found.state !== undefined && isSame(found.at, now)) remember(experiment, found.state);
+      if (found.state !== undefined && isSame(found.at, now)) cache.remember(experiment, found.state);
       return found.state;
     }
   }
@@ -215,7 +125,7 @@ export async function openKafkaControllerStateStore(options: {
       if (!latestSaves.has(experiment)) return undefined;
       const cached = cache.get(experiment);
       if (cached !== undefined) {
-        remember(experiment, cached);
+        cache.remember(experiment, cached);
         return cached;
       }
       let reading = readingBack.get(experiment);
@@ -241,10 +151,9 @@ export async function openKafkaControllerStateStore(options: {
         },
       ]);
     },
-    heldBytes: () => cachedBytes,
+    heldBytes: () => cache.bytes,
     async close() {
-      closed = true;
-      for (const again of [...readingNow]) stopQuietly(again);
+      readBacks.close();
       await reader.stop();
     },
   };
