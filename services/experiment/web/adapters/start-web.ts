@@ -11,7 +11,8 @@ import type { Lifecycle } from '../../../../shared/lifecycle.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { ObservationStore, ReadModel } from '../../common/ports.ts';
 import { startHttpApi, webAssets } from './http-api.ts';
-import { createLiveHub, startLiveStream } from './live-stream.ts';
+import { createLiveHub } from './live-hub.ts';
+import { startLiveStream } from './live-stream.ts';
 
 /** Starts the live streams and the HTTP listener; resolves with the page's address. */
 export async function startWeb(deps: {
