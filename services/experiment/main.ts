@@ -24,7 +24,8 @@ import { rebuildReadModelIfEmpty } from './dbmanager/adapters/read-model-rebuild
 import { openReadModel } from './dbmanager/adapters/read-model-store.ts';
 import { openSqliteObservationStore } from './dbmanager/adapters/sqlite-observation-store.ts';
 import { startEarlyStoppingJudge } from './earlystopping/adapters/early-stopping-judge.ts';
-import { createEarlyStoppingHandlers, createRemoteCurves } from './earlystopping/adapters/grpc-handlers.ts';
+import { createEarlyStoppingHandlers } from './earlystopping/adapters/grpc-handlers.ts';
+import { createRemoteCurves } from './earlystopping/adapters/remote-curves.ts';
 import { readExperimentSettings } from './settings.ts';
 import { createSuggestionHandlers } from './suggestion/adapters/grpc-handlers.ts';
 import { openKafkaControllerStateStore } from './suggestion/adapters/kafka-controller-state-store.ts';

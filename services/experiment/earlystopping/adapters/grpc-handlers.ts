@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { credentials, type ServiceError, type UntypedServiceImplementation } from '@grpc/grpc-js';
-import type { DBManagerClient } from '../../../../proto/gen/api/v1/beta1/DBManager.ts';
+import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { GetEarlyStoppingRulesReply } from '../../../../proto/gen/api/v1/beta1/GetEarlyStoppingRulesReply.ts';
 import type { GetEarlyStoppingRulesRequest__Output } from '../../../../proto/gen/api/v1/beta1/GetEarlyStoppingRulesRequest.ts';
-import type { GetObservationLogReply__Output } from '../../../../proto/gen/api/v1/beta1/GetObservationLogReply.ts';
 import type { SetTrialStatusReply } from '../../../../proto/gen/api/v1/beta1/SetTrialStatusReply.ts';
 import type { SetTrialStatusRequest__Output } from '../../../../proto/gen/api/v1/beta1/SetTrialStatusRequest.ts';
 import type { ValidateEarlyStoppingSettingsReply } from '../../../../proto/gen/api/v1/beta1/ValidateEarlyStoppingSettingsReply.ts';
@@ -11,8 +9,8 @@ import type { ValidateEarlyStoppingSettingsRequest__Output } from '../../../../p
 import type { EventProducer } from '../../../../shared/bus/producer.ts';
 import { TOPICS } from '../../../../shared/bus/topics.ts';
 import type { Clock } from '../../../../shared/clock.ts';
-import { notFound, unavailable } from '../../../../shared/errors.ts';
-import { loadPackageDefinition, lookupService, unary } from '../../../../shared/grpc.ts';
+import { notFound } from '../../../../shared/errors.ts';
+import { unary } from '../../../../shared/grpc.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { ObservationStore } from '../../common/ports.ts';
 import type { ReadBarrier } from '../../common/read-barrier.ts';
@@ -26,9 +24,7 @@ import {
   toSettings,
   toTrialName,
 } from '../requests.ts';
-
-/** A trial's objective values in time order. */
-export type CurveReader = (trialName: string, metricName: string) => Promise<string[]>;
+import type { CurveReader } from './remote-curves.ts';
 
 export interface EarlyStoppingDeps {
   readonly producer: Pick<EventProducer, 'publish'>;
@@ -134,47 +130,5 @@ export function createEarlyStoppingHandlers(deps: EarlyStoppingDeps): UntypedSer
       },
       { logger },
     ),
-  };
-}
-
-/** Curve readers for remote DBManagers, one channel per address, kept for the process's life. */
-export function createRemoteCurves(options: { readonly deadlineMs: number }): {
-  readonly reader: (address: string) => CurveReader;
-  close(): void;
-} {
-  const DBManager = lookupService(loadPackageDefinition(['api/v1beta1/api.proto']), 'api.v1.beta1.DBManager');
-  const clients = new Map<string, DBManagerClient>();
-  const clientFor = (address: string): DBManagerClient => {
-    let client = clients.get(address);
-    if (client === undefined) {
-      client = new DBManager(address, credentials.createInsecure(), {
-        'grpc.max_receive_message_length': 256 * 1024 * 1024,
-      }) as unknown as DBManagerClient;
-      clients.set(address, client);
-    }
-    return client;
-  };
-  return {
-    reader: (address) => (trialName, metricName) =>
-      new Promise((resolve, reject) =>
-        clientFor(address).GetObservationLog(
-          { trial_name: trialName, metric_name: metricName },
-          { deadline: Date.now() + options.deadlineMs },
-          (error: ServiceError | null, reply?: GetObservationLogReply__Output) => {
-            if (error)
-              return reject(
-                unavailable(
-                  `db_manager_address ${address}: GetObservationLog(${trialName}, ${metricName}) failed: ${error.details || error.message}`,
-                  error,
-                ),
-              );
-            resolve((reply?.observation_log?.metric_logs ?? []).map((log) => log.metric?.value ?? ''));
-          },
-        ),
-      ),
-    close: () => {
-      for (const client of clients.values()) client.close();
-      clients.clear();
-    },
   };
 }
