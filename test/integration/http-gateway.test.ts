@@ -125,6 +125,19 @@ const experimentSpec = (name: string) => ({
 describe('api.v1.beta1 over HTTP/JSON', () => {
   const experiment = uniqueName('http-exp');
   const trial = (i: number) => `${experiment}-t${i}`;
+  /** A trial as GetSuggestions lists it (proto3 JSON names). */
+  const trialSpec = (i: number, optimizer: string, layers: string, condition: string) => ({
+    name: trial(i),
+    spec: {
+      parameterAssignments: {
+        assignments: [
+          { name: 'optimizer', value: optimizer },
+          { name: 'layers', value: layers },
+        ],
+      },
+    },
+    status: { condition },
+  });
 
   it('DBManager: reports, reads and deletes as over gRPC', async () => {
     const written = await report(trial(1), [
@@ -175,20 +188,7 @@ describe('api.v1.beta1 over HTTP/JSON', () => {
   it('Suggestion: GetSuggestions and ValidateAlgorithmSettings answer as over gRPC', async () => {
     const request = {
       experiment: experimentSpec(experiment),
-      trials: [
-        {
-          name: trial(1),
-          spec: {
-            parameterAssignments: {
-              assignments: [
-                { name: 'optimizer', value: 'sgd' },
-                { name: 'layers', value: '1' },
-              ],
-            },
-          },
-          status: { condition: 'SUCCEEDED' },
-        },
-      ],
+      trials: [trialSpec(1, 'sgd', '1', 'SUCCEEDED')],
       currentRequestNumber: 2,
       totalRequestNumber: 3,
     };
@@ -285,32 +285,7 @@ describe('api.v1.beta1 over HTTP/JSON', () => {
     // The controller's next request names both trials with their parameters.
     await http('/api.v1.beta1.Suggestion/GetSuggestions', {
       experiment: experimentSpec(experiment),
-      trials: [
-        {
-          name: trial(1),
-          spec: {
-            parameterAssignments: {
-              assignments: [
-                { name: 'optimizer', value: 'sgd' },
-                { name: 'layers', value: '1' },
-              ],
-            },
-          },
-          status: { condition: 'SUCCEEDED' },
-        },
-        {
-          name: trial(2),
-          spec: {
-            parameterAssignments: {
-              assignments: [
-                { name: 'optimizer', value: 'adam, "fast"' },
-                { name: 'layers', value: '2' },
-              ],
-            },
-          },
-          status: { condition: 'RUNNING' },
-        },
-      ],
+      trials: [trialSpec(1, 'sgd', '1', 'SUCCEEDED'), trialSpec(2, 'adam, "fast"', '2', 'RUNNING')],
       currentRequestNumber: 1,
       totalRequestNumber: 4,
     });

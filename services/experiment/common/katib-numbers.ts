@@ -1,5 +1,7 @@
-// Katib carries every number as text. These read bounds and values the way its Python services
-// do (float()/int()), and write values back in one stable form.
+// Katib carries every number as text. These read bounds, values and settings the way its Python
+// services do (float()/int(), with their messages), and write values back in one stable form.
+
+import { invalidArgument } from '../../../shared/errors.ts';
 
 const DECIMAL = /^[+-]?(\d+(_\d+)*\.?(\d+(_\d+)*)?|\.\d+(_\d+)*)([eE][+-]?\d+)?$/;
 const SPECIAL = /^[+-]?(inf|infinity|nan)$/i;
@@ -33,6 +35,22 @@ export function parsePythonInt(text: string): number | undefined {
 export const pythonIntError = (text: string): string => `invalid literal for int() with base 10: '${text}'`;
 /** The message Python's float() raises for a bad literal, as Katib quotes it. */
 export const pythonFloatError = (text: string): string => `could not convert string to float: '${text}'`;
+
+/** A setting's int(value), failing as Katib's validators do: `failed to validate name(value): ...`. */
+export function readInt(name: string, value: string): number {
+  const parsed = parsePythonInt(value);
+  if (parsed === undefined)
+    throw invalidArgument(`failed to validate ${name}(${value}): ${pythonIntError(value)}`);
+  return parsed;
+}
+
+/** A setting's float(value) (inf and nan included), failing as Katib's validators do. */
+export function readFloat(name: string, value: string): number {
+  const parsed = parseDecimal(value);
+  if (parsed === undefined)
+    throw invalidArgument(`failed to validate ${name}(${value}): ${pythonFloatError(value)}`);
+  return parsed;
+}
 
 /**
  * A DOUBLE value as text: the shortest digits that read back as the same double (what Python's

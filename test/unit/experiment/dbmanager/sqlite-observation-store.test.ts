@@ -7,9 +7,9 @@ import { openSqliteObservationStore } from '../../../../services/experiment/dbma
 import {
   at,
   describeObservationStoreContract,
+  expectUpgradeFromVersion1,
   log,
   reported,
-  status,
 } from '../../../helpers/observation-store-contract.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'sqlite-observation-store-'));
@@ -59,24 +59,14 @@ describe('SQLite observation store', () => {
 
   it('upgrades a version 1 file: adds trial statuses and keeps the logs and applied event ids', async () => {
     const file = join(folder, 'upgrade.db');
-    const change = reported('t', [log(at(1), 'm', '1')]);
-    const old = openSqliteObservationStore({ file });
-    await old.apply([change]);
-    await old.close();
-    // Back to what a version 1 program left behind.
-    const db = new DatabaseSync(file);
-    db.exec('DROP TABLE trial_statuses; DELETE FROM schema_version WHERE version > 1;');
-    db.close();
-
-    const upgraded = openSqliteObservationStore({ file });
-    try {
-      expect(await upgraded.apply([change])).toBe(0);
-      expect(await upgraded.query({ trialName: 't' })).toEqual([log(at(1), 'm', '1')]);
-      expect(await upgraded.apply([status('t')])).toBe(1);
-      expect((await upgraded.trialStatus('t'))?.condition).toBe('EARLYSTOPPED');
-    } finally {
-      await upgraded.close();
-    }
+    await expectUpgradeFromVersion1(
+      () => openSqliteObservationStore({ file }),
+      () => {
+        const db = new DatabaseSync(file);
+        db.exec('DROP TABLE trial_statuses; DELETE FROM schema_version WHERE version > 1;');
+        db.close();
+      },
+    );
   });
 
   it('refuses a file whose schema is newer than this program', async () => {

@@ -1,25 +1,19 @@
 // The model-fitting algorithms in suggestion threads: the same replies as the inline use case, bad
 // input answered with its status and message from the thread, the event loop free for other
 // calls during a fit, and a closing pool that finishes what runs and refuses what waits.
-import { credentials, type ServiceError, status } from '@grpc/grpc-js';
+import { type ServiceError, status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { GetSuggestionsReply__Output } from '../../../../proto/gen/api/v1/beta1/GetSuggestionsReply.ts';
 import type { GetSuggestionsRequest__Output } from '../../../../proto/gen/api/v1/beta1/GetSuggestionsRequest.ts';
 import type { SuggestionClient } from '../../../../proto/gen/api/v1/beta1/Suggestion.ts';
-import { createSuggestionHandlers } from '../../../../services/experiment/suggestion/adapters/grpc-handlers.ts';
 import {
   createSuggestionThreads,
   type SuggestionThreads,
 } from '../../../../services/experiment/suggestion/adapters/suggestion-threads.ts';
 import { ALGORITHMS } from '../../../../services/experiment/suggestion/registry.ts';
 import { suggest } from '../../../../services/experiment/suggestion/suggest.ts';
-import {
-  loadPackageDefinition,
-  lookupService,
-  type RunningGrpcServer,
-  startGrpcServer,
-} from '../../../../shared/grpc.ts';
 import { memoryLogger } from '../../../helpers/memory-logger.ts';
+import { type SuggestionServer, startSuggestionServer } from '../../../helpers/suggestion-server.ts';
 import { experiment, param, request, trial } from './fixtures.ts';
 
 const PARAMETERS = [
@@ -66,41 +60,18 @@ const randomRequest = request(
 );
 
 let threads: SuggestionThreads;
-let server: RunningGrpcServer;
+let server: SuggestionServer;
 let client: SuggestionClient;
 
 beforeAll(async () => {
   const { logger } = memoryLogger();
   threads = createSuggestionThreads({ size: 1, logger });
-  const Suggestion = lookupService(
-    loadPackageDefinition(['api/v1beta1/api.proto']),
-    'api.v1.beta1.Suggestion',
-  );
-  server = await startGrpcServer({
-    host: '127.0.0.1',
-    port: 0,
-    logger,
-    services: [
-      {
-        definition: Suggestion.service,
-        implementation: createSuggestionHandlers({
-          logger,
-          clock: { now: () => 1_700_000_000_000 },
-          producer: { publish: async () => {} },
-          threads,
-        }),
-      },
-    ],
-  });
-  client = new Suggestion(
-    `127.0.0.1:${server.port}`,
-    credentials.createInsecure(),
-  ) as unknown as SuggestionClient;
+  server = await startSuggestionServer({ logger, producer: { publish: async () => {} }, threads });
+  client = server.client;
 });
 
 afterAll(async () => {
-  client.close();
-  await server.stop(1_000);
+  await server.stop();
   await threads.close();
 });
 
