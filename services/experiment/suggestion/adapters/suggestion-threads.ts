@@ -1,6 +1,6 @@
-// A pool of threads (node:worker_threads) for the suggestion use case: the calls of the algorithms that fit a
-// model to every trial (bayesianoptimization: tens of milliseconds at 100 trials) run there, one
-// call per thread at a time, so the server's event loop keeps answering other calls meanwhile.
+// The suggestion threads: a pool of node:worker_threads for the suggestion use case. The calls of
+// the algorithms that fit a model to every trial (bayesianoptimization: tens of milliseconds at 100
+// trials) run there, one call per thread at a time, so the server's event loop keeps answering.
 // Each thread runs the same pure function as the inline path; a request and its reply are
 // copied across (structured clone, ~0.1 ms at 100 trials). A thread is a second V8 heap (~27 MiB
 // RSS): threads start on the first call that needs one and stop after `idleMs` without work.
