@@ -33,9 +33,13 @@ describe('the build', () => {
       'proto/api/v1beta1/api.proto',
       'schemas/observation-log-reported.v1.avsc',
       'services/experiment/web/page/index.html',
+      'services/experiment/web/page/decimate.js',
     ])
       expect(existsSync(join(TEST_BUILD, file)), file).toBe(true);
     expect(existsSync(join(TEST_BUILD, 'services/experiment/main.ts'))).toBe(false);
+    // The page's folder is copied as it is; the web feature's TypeScript beside it is compiled.
+    expect(existsSync(join(TEST_BUILD, 'services/experiment/web/adapters/http-api.js'))).toBe(true);
+    expect(existsSync(join(TEST_BUILD, 'services/experiment/web/adapters/http-api.ts'))).toBe(false);
   });
 
   it('runs the experiment service: a report is read back, bayesianoptimization answers from its thread', async () => {

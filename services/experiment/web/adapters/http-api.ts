@@ -131,6 +131,7 @@ export function webAssets(webDir: string, echartsDir: string): Map<string, { fil
   return new Map([
     ['/index.html', { file: join(webDir, 'index.html'), type: 'text/html; charset=utf-8' }],
     ['/app.js', { file: join(webDir, 'app.js'), type: 'text/javascript; charset=utf-8' }],
+    ['/decimate.js', { file: join(webDir, 'decimate.js'), type: 'text/javascript; charset=utf-8' }],
     ['/style.css', { file: join(webDir, 'style.css'), type: 'text/css; charset=utf-8' }],
     [
       '/vendor/echarts.min.js',
