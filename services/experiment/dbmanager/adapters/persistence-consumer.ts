@@ -15,10 +15,11 @@ import type { ReadModelStore } from './read-model-store.ts';
 const STORED_TOPICS: ReadonlySet<string> = new Set([TOPICS.observations.name, TOPICS.trialStatus.name]);
 
 /**
- * Applies experiment.observations and experiment.trial-status to the store, a partition's batch per
- * transaction, then commits. A batch comes from one partition of one topic; `toChange` routes each
- * event by its type. With a read model it also reads experiment.suggestions and
- * experiment.early-stopping-rules, and keeps the read model's experiments and trials.
+ * The persistence consumer: applies experiment.observations and experiment.trial-status to the
+ * store, a partition's batch per transaction, then commits. A batch comes from one partition of one
+ * topic; `toChange` routes each event by its type. With a read model it also reads
+ * experiment.suggestions and experiment.early-stopping-rules, and keeps the read model's
+ * experiments and trials (a trial's status only in the store, where the read model reads it).
  */
 export function startPersistenceConsumer(deps: {
   bus: Bus;
