@@ -46,7 +46,12 @@ export function readModelChanges(event: TypedEvent<Date | number>): ReadModelCha
           atMs,
         },
       ];
-      for (const t of p.trials)
+      const listed = [
+        ...p.trials.map((t) => ({ name: t.name, assignments: t.assignments, condition: t.condition })),
+        // PBT names its trials in the reply.
+        ...p.suggestions.map((s) => ({ name: s.trial_name, assignments: s.assignments, condition: '' })),
+      ];
+      for (const t of listed)
         if (t.name !== '')
           changes.push({
             kind: 'trial',
@@ -54,16 +59,6 @@ export function readModelChanges(event: TypedEvent<Date | number>): ReadModelCha
             experiment: p.experiment_name,
             assignments: t.assignments,
             ...(t.condition === '' ? {} : { listedCondition: t.condition }),
-            atMs,
-          });
-      // PBT names its trials in the reply.
-      for (const s of p.suggestions)
-        if (s.trial_name !== '')
-          changes.push({
-            kind: 'trial',
-            name: s.trial_name,
-            experiment: p.experiment_name,
-            assignments: s.assignments,
             atMs,
           });
       return p.experiment_name === '' ? [] : changes;

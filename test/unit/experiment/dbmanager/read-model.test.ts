@@ -48,6 +48,44 @@ describe('readModelChanges', () => {
     ]);
   });
 
+  it('SuggestionsIssued: a trial the reply names (PBT) is a trial of the experiment, after the listed ones', () => {
+    const changes = readModelChanges({
+      eventType: 'SuggestionsIssued',
+      payload: {
+        event_id: 'e5',
+        occurred_at: at,
+        experiment_name: 'exp',
+        algorithm_name: 'pbt',
+        objective_metric: 'accuracy',
+        objective_type: 'MAXIMIZE',
+        current_request_number: 1,
+        total_request_number: 2,
+        trial_count: 1,
+        completed_trial_count: 1,
+        suggestions: [{ trial_name: 'exp-next', assignments: [{ name: 'lr', value: '0.3' }], labels: {} }],
+        algorithm_settings: [],
+        trials: [{ name: 'exp-a', assignments: [], condition: 'SUCCEEDED' }],
+      },
+    });
+    expect(changes.slice(1)).toEqual([
+      {
+        kind: 'trial',
+        name: 'exp-a',
+        experiment: 'exp',
+        assignments: [],
+        listedCondition: 'SUCCEEDED',
+        atMs: at,
+      },
+      {
+        kind: 'trial',
+        name: 'exp-next',
+        experiment: 'exp',
+        assignments: [{ name: 'lr', value: '0.3' }],
+        atMs: at,
+      },
+    ]);
+  });
+
   it('EarlyStoppingRulesIssued: the rules and objective, and the listed trials', () => {
     const changes = readModelChanges({
       eventType: 'EarlyStoppingRulesIssued',
