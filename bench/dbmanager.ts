@@ -196,7 +196,7 @@ try {
       PERSISTENCE_GROUP: `bench-dbmanager-${run}-${store}`,
       OBSERVATION_STORE: store,
       // The bench's own earlier runs are not this server's history: without this, the early-stopping
-      // worker replays their last minute (the test helper's lookback) and idle memory measures that.
+      // judge replays their last minute (the test helper's lookback) and idle memory measures that.
       EARLY_STOPPING_LOOKBACK_MS: '1',
       ...(settings.serverNodeOptions === '' ? {} : { NODE_OPTIONS: settings.serverNodeOptions }),
       ...(store === 'sqlite'
@@ -233,13 +233,13 @@ try {
           built: BENCH_BUILD,
         });
         db = createDbManagerClient(server.address);
-        // Reads answer once the worker caught up to what was acknowledged before them.
+        // Reads answer once the persistence consumer caught up to what was acknowledged before them.
         for (;;) {
           try {
             const reply = await db.get({ trial_name: lastTrial });
             if ((reply.observation_log?.metric_logs.length ?? 0) >= lastLogs) break;
           } catch {
-            // UNAVAILABLE while the worker is behind: ask again.
+            // UNAVAILABLE while the persistence consumer is behind: ask again.
           }
           await settle(100);
         }

@@ -4,7 +4,7 @@
 // per step, each at a steady pace. Every BENCH_BREAK_EVERY-th trial breaks the rule at its
 // start_step-th value; the others stay above it and must never be stopped.
 //
-// The worker re-reads experiment.observations from BENCH_LOOKBACK_MS back when it starts, so the
+// The early-stopping judge re-reads experiment.observations from BENCH_LOOKBACK_MS back when it starts, so the
 // clock starts only after one warm-up trial per partition has been stopped. Bounded by BENCH_SECONDS.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -33,7 +33,7 @@ const settings = readSettings(
     startStep: int('BENCH_START_STEP', 4, { min: 1, max: 100 }),
     stepsPerTrial: int('BENCH_STEPS_PER_TRIAL', 8, { min: 1, max: 1_000 }),
     breakEvery: int('BENCH_BREAK_EVERY', 4, { min: 1, max: 1_000 }),
-    /** How far back the worker starts reading observations (the service's EARLY_STOPPING_LOOKBACK_MS). */
+    /** How far back the judge starts reading observations (the service's EARLY_STOPPING_LOOKBACK_MS). */
     lookbackMs: int('BENCH_LOOKBACK_MS', 60_000, { min: 0, max: 2 ** 52 }),
     /** A folder for the server's V8 CPU profile (node --cpu-prof); empty: no profile. */
     cpuProfileDir: str('BENCH_CPU_PROF_DIR', '', 'a folder path, or empty'),
@@ -212,7 +212,7 @@ async function issueRule(db: DbManager, es: EarlyStopping) {
 
 type Stops = Awaited<ReturnType<typeof watchStops>>;
 
-/** The worker has read the history of every partition once a breaking trial on each is stopped. */
+/** The judge has read the history of every partition once a breaking trial on each is stopped. */
 async function warmUp(db: DbManager, stops: Stops): Promise<string[]> {
   const trials = await onePerPartition('warm-up');
   await Promise.all(
@@ -299,7 +299,7 @@ try {
     const warmUpTrials = await warmUp(db, stops);
     const caughtUpS = (performance.now() - serverStarted) / 1_000;
     print(
-      `  worker caught up ${caughtUpS.toFixed(1)} s after start, having re-read ${history} observation ` +
+      `  judge caught up ${caughtUpS.toFixed(1)} s after start, having re-read ${history} observation ` +
         `events of the last ${settings.lookbackMs} ms`,
     );
 

@@ -77,7 +77,7 @@ function compile(outDir: string): void {
   const assets: ReadonlyArray<[string, (file: string) => boolean]> = [
     ['proto', (file) => !file.includes(`${join('proto', 'gen')}`) && !file.endsWith('.ts')],
     ['schemas', (file) => !file.endsWith('.ts')],
-    [join('services', 'experiment', 'web'), () => true],
+    [join('services', 'experiment', 'web', 'page'), () => true],
   ];
   for (const [folder, wanted] of assets) {
     const from = join(ROOT, folder);

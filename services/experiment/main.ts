@@ -1,5 +1,5 @@
 // The experiment service's wiring: the only place that reads the environment, creates clients,
-// starts servers and workers, and registers how to stop them (in reverse order) on SIGTERM.
+// starts servers and consumers, and registers how to stop them (in reverse order) on SIGTERM.
 import { createBus, createEventProducer, dlqOf, TOPICS } from '../../shared/bus/index.ts';
 import { systemClock } from '../../shared/clock.ts';
 import {
@@ -14,20 +14,23 @@ import { createLifecycle } from '../../shared/lifecycle.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { createMetricsRegistry, startMetricsServer } from '../../shared/metrics.ts';
 import { SettingsError } from '../../shared/settings.ts';
-import { createDbManagerHandlers } from './adapters/dbmanager-grpc.ts';
-import { startEarlyStoppingWorker } from './adapters/early-stopping-worker.ts';
-import { createEarlyStoppingHandlers, createRemoteCurves } from './adapters/earlystopping-grpc.ts';
-import { openKafkaControllerStateStore } from './adapters/kafka-controller-state-store.ts';
-import { withObservationLogEncoder } from './adapters/observation-log-encoding.ts';
-import { startPersistenceWorker } from './adapters/persistence-worker.ts';
-import { openPostgresObservationStore } from './adapters/postgres-observation-store.ts';
-import { createReadBarrier } from './adapters/read-barrier.ts';
-import { openSqliteObservationStore } from './adapters/sqlite-observation-store.ts';
-import { createSuggestionHandlers } from './adapters/suggestion-grpc.ts';
-import { createSuggestionWorkers } from './adapters/suggestion-workers.ts';
-import type { ObservationStore } from './ports.ts';
+import type { ObservationStore } from './common/ports.ts';
+import { createReadBarrier } from './common/read-barrier.ts';
+import { createDbManagerHandlers } from './dbmanager/adapters/grpc-handlers.ts';
+import { withObservationLogEncoder } from './dbmanager/adapters/observation-log-encoding.ts';
+import { startPersistenceConsumer } from './dbmanager/adapters/persistence-consumer.ts';
+import { openPostgresObservationStore } from './dbmanager/adapters/postgres-observation-store.ts';
+import { rebuildReadModelIfEmpty } from './dbmanager/adapters/read-model-rebuild.ts';
+import { openReadModel } from './dbmanager/adapters/read-model-store.ts';
+import { openSqliteObservationStore } from './dbmanager/adapters/sqlite-observation-store.ts';
+import { startEarlyStoppingJudge } from './earlystopping/adapters/early-stopping-judge.ts';
+import { createEarlyStoppingHandlers } from './earlystopping/adapters/grpc-handlers.ts';
+import { createRemoteCurves } from './earlystopping/adapters/remote-curves.ts';
 import { readExperimentSettings } from './settings.ts';
-import { openReadModel, startWeb } from './web.ts';
+import { createSuggestionHandlers } from './suggestion/adapters/grpc-handlers.ts';
+import { openKafkaControllerStateStore } from './suggestion/adapters/kafka-controller-state-store.ts';
+import { createSuggestionThreads } from './suggestion/adapters/suggestion-threads.ts';
+import { startWeb } from './web/adapters/start-web.ts';
 
 let settings: ReturnType<typeof readExperimentSettings>;
 try {
@@ -64,7 +67,7 @@ try {
       (topic) => [topic, dlqOf(topic)],
     ),
   );
-  // Read, never consumed by a worker: no dead-letter topic.
+  // Read, never consumed by a group: no dead-letter topic.
   if (settings.services.includes('suggestion')) await bus.ensureTopics([TOPICS.nasControllerState]);
 
   const producer = await createEventProducer(bus);
@@ -81,19 +84,37 @@ try {
         });
   lifecycle.onStop('observation store', () => store.close());
 
-  const readModel = await openReadModel({ settings, bus, store, logger, lifecycle });
-  if (settings.persistenceWorker) {
-    const worker = await startPersistenceWorker({
+  // The read model is kept by the persistence consumer and read by the web side: opened when either runs.
+  const readModel =
+    settings.persistenceConsumer || settings.http
+      ? await openReadModel(
+          settings.store === 'sqlite'
+            ? { kind: 'sqlite', file: settings.sqliteFile }
+            : { kind: 'postgres', url: settings.postgresUrl, schema: settings.postgresSchema },
+          store,
+        )
+      : undefined;
+  if (readModel) lifecycle.onStop('read model', () => readModel.close());
+  if (readModel && settings.persistenceConsumer && settings.readModelRebuild)
+    await rebuildReadModelIfEmpty({
+      readModel,
+      store,
+      bus,
+      persistenceGroup: settings.persistenceGroup,
+      logger,
+    });
+  if (settings.persistenceConsumer) {
+    const persistence = await startPersistenceConsumer({
       bus,
       producer,
       store,
-      readModel,
+      ...(readModel ? { readModel } : {}),
       groupId: settings.persistenceGroup,
-      sessionTimeoutMs: settings.workerSessionTimeoutMs,
+      sessionTimeoutMs: settings.consumerSessionTimeoutMs,
       logger,
       registry,
     });
-    lifecycle.onStop('persistence worker', () => worker.stop());
+    lifecycle.onStop('persistence consumer', () => persistence.stop());
   }
 
   const root = loadPackageDefinition(['api/v1beta1/api.proto']);
@@ -125,11 +146,11 @@ try {
       cacheBytes: settings.nasStateCacheMb * 1024 * 1024,
     });
     lifecycle.onStop('controller state store', () => controllerStates.close());
-    const workers =
-      settings.suggestionWorkerThreads > 0
-        ? createSuggestionWorkers({ size: settings.suggestionWorkerThreads, logger })
+    const threads =
+      settings.suggestionThreads > 0
+        ? createSuggestionThreads({ size: settings.suggestionThreads, logger })
         : undefined;
-    if (workers) lifecycle.onStop('suggestion worker threads', () => workers.close());
+    if (threads) lifecycle.onStop('suggestion threads', () => threads.close());
     hosted.push({
       definition: lookupService(root, 'api.v1.beta1.Suggestion').service,
       implementation: createSuggestionHandlers({
@@ -138,7 +159,7 @@ try {
         logger,
         registry,
         controllerStates,
-        ...(workers ? { workers } : {}),
+        ...(threads ? { threads } : {}),
       }),
     });
     // Katib's suggestion pods are probed as manager.v1beta1.Suggestion.
@@ -170,19 +191,19 @@ try {
     healthNames.push('api.v1.beta1.EarlyStopping');
   }
 
-  if (settings.earlyStoppingWorker) {
-    const worker = await startEarlyStoppingWorker({
+  if (settings.earlyStoppingJudge) {
+    const judge = await startEarlyStoppingJudge({
       bus,
       producer,
       clock: systemClock,
       logger,
       groupId: settings.earlyStoppingGroup,
-      sessionTimeoutMs: settings.workerSessionTimeoutMs,
+      sessionTimeoutMs: settings.consumerSessionTimeoutMs,
       catchUpTimeoutMs: settings.readBarrierTimeoutMs,
       lookbackMs: settings.earlyStoppingLookbackMs,
       registry,
     });
-    lifecycle.onStop('early-stopping worker', () => worker.stop());
+    lifecycle.onStop('early-stopping judge', () => judge.stop());
   }
 
   const health = createHealthService();
@@ -198,16 +219,22 @@ try {
     await server.stop(settings.shutdownDeadlineMs / 2);
   });
 
-  const web = await startWeb({
-    settings,
-    bus,
-    store,
-    readModel,
-    services: hosted,
-    lifecycle,
-    logger,
-    registry,
-  });
+  const web =
+    settings.http && readModel
+      ? await startWeb({
+          host: settings.grpcHost,
+          port: settings.httpPort,
+          maxBodyBytes: settings.grpcMaxMessageBytes,
+          sseMaxBufferedBytes: settings.sseMaxBufferedBytes,
+          bus,
+          store,
+          readModel,
+          services: hosted,
+          lifecycle,
+          logger,
+          registry,
+        })
+      : undefined;
 
   const stopWatching = await watchDependencies({
     health,

@@ -44,16 +44,18 @@ export const experimentSettingsSpec = {
   ),
   postgresSchema: str('POSTGRES_SCHEMA', 'public', 'a schema name (created if missing)'),
   postgresPoolSize: int('POSTGRES_POOL_SIZE', 10, { min: 1, max: 200 }),
-  persistenceWorker: bool('PERSISTENCE_WORKER', true),
+  /** The persistence consumer: applies the observation and trial-status topics to the store. */
+  persistenceConsumer: bool('PERSISTENCE_WORKER', true),
   persistenceGroup: str('PERSISTENCE_GROUP', 'experiment-persistence', 'a Kafka consumer group id'),
-  workerSessionTimeoutMs: int('WORKER_SESSION_TIMEOUT_MS', 10_000, { min: 6_000, max: 300_000 }),
-  earlyStoppingWorker: bool('EARLY_STOPPING_WORKER', true),
+  consumerSessionTimeoutMs: int('WORKER_SESSION_TIMEOUT_MS', 10_000, { min: 6_000, max: 300_000 }),
+  /** The early-stopping judge: judges running trials and publishes their stops. */
+  earlyStoppingJudge: bool('EARLY_STOPPING_WORKER', true),
   earlyStoppingGroup: str('EARLY_STOPPING_GROUP', 'experiment-early-stopping', 'a Kafka consumer group id'),
   earlyStoppingLookbackMs: int('EARLY_STOPPING_LOOKBACK_MS', 7 * 24 * 3_600_000, { min: 0, max: 2 ** 52 }),
   dbManagerDeadlineMs: int('DB_MANAGER_DEADLINE_MS', 60_000, { min: 100, max: 600_000 }),
   readBarrierTimeoutMs: int('READ_BARRIER_TIMEOUT_MS', 5_000, { min: 1, max: 600_000 }),
-  /** Worker threads that compute the model-fitting algorithms' suggestions (0: on the event loop). */
-  suggestionWorkerThreads: int('SUGGESTION_WORKER_THREADS', 1, { min: 0, max: 64 }),
+  /** Threads that compute the model-fitting algorithms' suggestions (0: on the event loop). */
+  suggestionThreads: int('SUGGESTION_WORKER_THREADS', 1, { min: 0, max: 64 }),
   /** MiB of enas/darts controller states kept in memory; others are read back from their topic. */
   nasStateCacheMb: int('NAS_STATE_CACHE_MB', 64, { min: 1, max: 65_536 }),
   shutdownDeadlineMs: int('SHUTDOWN_DEADLINE_MS', 15_000, { min: 100, max: 600_000 }),

@@ -71,7 +71,7 @@ export async function startExperimentServer(
     PATH: process.env.PATH ?? '',
     LOG_LEVEL: 'warn',
     KAFKA_CLIENT: testKafkaClient,
-    // Each server's early-stopping worker reads only the recent past, in a group of its own.
+    // Each server's early-stopping judge reads only the recent past, in a group of its own.
     EARLY_STOPPING_GROUP: `test-early-stopping-${port}-${Date.now()}`,
     EARLY_STOPPING_LOOKBACK_MS: '60000',
     // A group started at the topics' ends has nothing of the past to rebuild the read model from.
@@ -196,7 +196,7 @@ export function createDbManagerClient(address: string, options: { deadlineMs?: n
 
 /**
  * How many events of the key's partition of `experiment.observations` the group has not committed
- * yet: tells whether a crash test really killed the worker before it applied the last report.
+ * yet: tells whether a crash test really killed the persistence consumer before it applied the last report.
  */
 export async function uncommittedEvents(brokers: string, groupId: string, key: string): Promise<number> {
   const bus = openTestBus(brokers);
@@ -216,7 +216,7 @@ const groupsStarted = new Set<string>();
 
 /**
  * Commits the topics' end offsets for a group this process has not started before and that has no
- * offsets yet. A restarted server (same group) keeps whatever its worker committed, or did not.
+ * offsets yet. A restarted server (same group) keeps whatever its persistence consumer committed, or did not.
  */
 async function startNewGroupAtEnd(brokers: string, groupId: string): Promise<void> {
   if (groupsStarted.has(groupId)) return;

@@ -5,7 +5,7 @@ import type {
   ObservationChange,
   ObservationStore,
   TrialStatusRecord,
-} from '../../services/experiment/ports.ts';
+} from '../../services/experiment/common/ports.ts';
 
 const BASE = Date.UTC(2026, 0, 1);
 
@@ -45,6 +45,31 @@ export const status = (
 const recordOf = ({ kind: _, eventId: __, ...record }: ReturnType<typeof status>): TrialStatusRecord =>
   record;
 const trial = (prefix: string): string => `${prefix}-${randomUUID()}`;
+
+/**
+ * Opens a store, writes a report, closes it, takes the database back to what a version 1 program
+ * left (`backToVersion1`: no trial statuses), and checks that the store opened again upgrades it:
+ * the logs and applied event ids kept, statuses recorded.
+ */
+export async function expectUpgradeFromVersion1(
+  open: () => ObservationStore | Promise<ObservationStore>,
+  backToVersion1: () => void | Promise<void>,
+): Promise<void> {
+  const change = reported('t', [log(at(1), 'm', '1')]);
+  const old = await open();
+  await old.apply([change]);
+  await old.close();
+  await backToVersion1();
+  const upgraded = await open();
+  try {
+    expect(await upgraded.apply([change])).toBe(0);
+    expect(await upgraded.query({ trialName: 't' })).toEqual([log(at(1), 'm', '1')]);
+    expect(await upgraded.apply([status('t')])).toBe(1);
+    expect((await upgraded.trialStatus('t'))?.condition).toBe('EARLYSTOPPED');
+  } finally {
+    await upgraded.close();
+  }
+}
 
 /**
  * The behaviour every ObservationStore adapter must show. `open` may be called more than once (each

@@ -5,7 +5,7 @@ import type { SuggestionClient } from '../../proto/gen/api/v1/beta1/Suggestion.t
 import {
   createSuggestionHandlers,
   type SuggestionDeps,
-} from '../../services/experiment/adapters/suggestion-grpc.ts';
+} from '../../services/experiment/suggestion/adapters/grpc-handlers.ts';
 import { loadPackageDefinition, lookupService, startGrpcServer } from '../../shared/grpc.ts';
 import { memoryLogger } from './memory-logger.ts';
 

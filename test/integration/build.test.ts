@@ -1,6 +1,6 @@
 // `npm run build` and what `npm start` runs from it (built here into .build/test, so a running
 // `npm start` keeps its dist/): the experiment service with a
-// suggestion worker thread, and the rate limit service with two cluster workers. Both load files by
+// suggestion thread, and the rate limit service with two cluster workers. Both load files by
 // path at run time (.proto, .avsc, worker entries), which only a run of the build proves.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -28,14 +28,18 @@ describe('the build', () => {
   it('holds JavaScript and the files read at run time, no TypeScript', () => {
     for (const file of [
       'services/experiment/main.js',
-      'services/experiment/adapters/suggestion-worker.js',
+      'services/experiment/suggestion/adapters/suggestion-thread.js',
       'services/ratelimit/worker-main.js',
       'proto/api/v1beta1/api.proto',
       'schemas/observation-log-reported.v1.avsc',
-      'services/experiment/web/index.html',
+      'services/experiment/web/page/index.html',
+      'services/experiment/web/page/decimate.js',
     ])
       expect(existsSync(join(TEST_BUILD, file)), file).toBe(true);
     expect(existsSync(join(TEST_BUILD, 'services/experiment/main.ts'))).toBe(false);
+    // The page's folder is copied as it is; the web feature's TypeScript beside it is compiled.
+    expect(existsSync(join(TEST_BUILD, 'services/experiment/web/adapters/http-api.js'))).toBe(true);
+    expect(existsSync(join(TEST_BUILD, 'services/experiment/web/adapters/http-api.ts'))).toBe(false);
   });
 
   it('runs the experiment service: a report is read back, bayesianoptimization answers from its thread', async () => {

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   type KafkaControllerStateStore,
   openKafkaControllerStateStore,
-} from '../../services/experiment/adapters/kafka-controller-state-store.ts';
-import { createMemoryControllerStateStore } from '../../services/experiment/adapters/memory-controller-state-store.ts';
-import type { ControllerStateStore } from '../../services/experiment/ports.ts';
+} from '../../services/experiment/suggestion/adapters/kafka-controller-state-store.ts';
+import { createMemoryControllerStateStore } from '../../services/experiment/suggestion/adapters/memory-controller-state-store.ts';
+import type { ControllerStateStore } from '../../services/experiment/suggestion/ports.ts';
 import {
   type Bus,
   createEventProducer,

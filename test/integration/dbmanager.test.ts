@@ -201,7 +201,7 @@ describe.each([['sqlite'], ['postgres']] as const)('DBManager on %s', (store) =>
     expect(misses).toEqual([]);
   });
 
-  it('fails reads with UNAVAILABLE, saying why, when no worker applies the topic', async () => {
+  it('fails reads with UNAVAILABLE, saying why, when no persistence consumer applies the topic', async () => {
     const settings = settingsFor(store, { PERSISTENCE_WORKER: 'false', READ_BARRIER_TIMEOUT_MS: '500' });
     const lonely = await startExperimentServer(settings);
     const client = createDbManagerClient(lonely.address);
@@ -244,7 +244,7 @@ describe.each([['sqlite'], ['postgres']] as const)('DBManager on %s', (store) =>
       client.close();
       return acknowledged.flat();
     };
-    // With its worker, which may or may not have applied (and committed) the last batches...
+    // With its persistence consumer, which may or may not have applied (and committed) the last batches...
     const first = await reportThenKill({}, 50, 'loss');
     // ...then without one: these are certainly acknowledged and not applied when the process dies.
     const second = await reportThenKill({ PERSISTENCE_WORKER: 'false' }, 5, 'accuracy');

@@ -25,8 +25,8 @@ beforeAll(async () => {
     OBSERVATION_STORE: 'sqlite',
     SQLITE_FILE: join(dir, 'observations.db'),
     PERSISTENCE_GROUP: uniqueName('test-es-python-persistence'),
-    // Only the gRPC answers are under test here: no worker replaying the whole observation history,
-    // and none judging other tests' trials (a worker in another group may stop a trial again).
+    // Only the gRPC answers are under test here: no early-stopping judge replaying the whole observation history,
+    // and none judging other tests' trials (a judge in another group may stop a trial again).
     EARLY_STOPPING_WORKER: 'false',
     WORKER_SESSION_TIMEOUT_MS: '6000',
     READ_BARRIER_TIMEOUT_MS: '30000',

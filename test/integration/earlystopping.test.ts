@@ -6,7 +6,7 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EarlyStoppingSpec } from '../../proto/gen/api/v1/beta1/EarlyStoppingSpec.ts';
 import type { GetEarlyStoppingRulesRequest } from '../../proto/gen/api/v1/beta1/GetEarlyStoppingRulesRequest.ts';
-import { startEarlyStoppingWorker } from '../../services/experiment/adapters/early-stopping-worker.ts';
+import { startEarlyStoppingJudge } from '../../services/experiment/earlystopping/adapters/early-stopping-judge.ts';
 import { type Bus, type ConsumedEvent, partitionOf, TOPICS } from '../../shared/bus/index.ts';
 import { createEarlyStoppingClient, type EarlyStopping } from '../helpers/earlystopping-client.ts';
 import {
@@ -28,7 +28,7 @@ const settings: Record<string, string> = {
   OBSERVATION_STORE: 'sqlite',
   SQLITE_FILE: join(dir, 'observations.db'),
   PERSISTENCE_GROUP: uniqueName('test-es-persistence'),
-  EARLY_STOPPING_GROUP: uniqueName('test-es-worker'),
+  EARLY_STOPPING_GROUP: uniqueName('test-es-judge'),
   WORKER_SESSION_TIMEOUT_MS: '6000',
   READ_BARRIER_TIMEOUT_MS: '30000',
 };
@@ -178,13 +178,13 @@ describe('EarlyStopping end to end on real Kafka', () => {
   });
 
   it('never stops twice a trial that reports after its stop, when the stop is older than the lookback window', async () => {
-    // `worse` was stopped above; its pod still reports. A worker whose window starts after the stop
+    // `worse` was stopped above; its pod still reports. A judge whose window starts after the stop
     // sees only these reports, which alone break the rule at step 4.
     const windowStart = Date.now();
     await reportCurve(worse, [0.1, 0.1, 0.1, 0.1]);
     const published: string[] = [];
     const registry = new Registry();
-    const worker = await startEarlyStoppingWorker({
+    const judge = await startEarlyStoppingJudge({
       bus,
       producer: {
         publish: async (_topic, events) => {
@@ -200,13 +200,13 @@ describe('EarlyStopping end to end on real Kafka', () => {
       registry,
     });
     try {
-      await worker.joined;
-      await worker.settled(30_000);
+      await judge.joined;
+      await judge.settled(30_000);
       const read = await registry.getSingleMetric('experiment_early_stopping_reports_total')!.get();
       expect(read.values[0]!.value).toBeGreaterThanOrEqual(4);
       expect(published).not.toContain(worse);
     } finally {
-      await worker.stop();
+      await judge.stop();
     }
   });
 

@@ -155,7 +155,7 @@ describe('two experiment instances on one Kafka and one PostgreSQL', () => {
     const bad = trialsOnEveryPartition('bad');
     // The rule of the previous test: accuracy below the median at step 4 stops a trial. Each
     // report goes to the other instance than the last, and every trial reports once more after
-    // its stop, which asks both instances' workers again.
+    // its stop, which asks both instances' early-stopping judges again.
     for (const [i, trial] of bad.entries())
       for (const value of [0.1, 0.1, 0.1, 0.1])
         await reportValue(i % 2 ? a.db : b.db, trial, 'accuracy', value);

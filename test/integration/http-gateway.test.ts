@@ -125,6 +125,19 @@ const experimentSpec = (name: string) => ({
 describe('api.v1.beta1 over HTTP/JSON', () => {
   const experiment = uniqueName('http-exp');
   const trial = (i: number) => `${experiment}-t${i}`;
+  /** A trial as GetSuggestions lists it (proto3 JSON names). */
+  const trialSpec = (i: number, optimizer: string, layers: string, condition: string) => ({
+    name: trial(i),
+    spec: {
+      parameterAssignments: {
+        assignments: [
+          { name: 'optimizer', value: optimizer },
+          { name: 'layers', value: layers },
+        ],
+      },
+    },
+    status: { condition },
+  });
 
   it('DBManager: reports, reads and deletes as over gRPC', async () => {
     const written = await report(trial(1), [
@@ -175,20 +188,7 @@ describe('api.v1.beta1 over HTTP/JSON', () => {
   it('Suggestion: GetSuggestions and ValidateAlgorithmSettings answer as over gRPC', async () => {
     const request = {
       experiment: experimentSpec(experiment),
-      trials: [
-        {
-          name: trial(1),
-          spec: {
-            parameterAssignments: {
-              assignments: [
-                { name: 'optimizer', value: 'sgd' },
-                { name: 'layers', value: '1' },
-              ],
-            },
-          },
-          status: { condition: 'SUCCEEDED' },
-        },
-      ],
+      trials: [trialSpec(1, 'sgd', '1', 'SUCCEEDED')],
       currentRequestNumber: 2,
       totalRequestNumber: 3,
     };
@@ -285,32 +285,7 @@ describe('api.v1.beta1 over HTTP/JSON', () => {
     // The controller's next request names both trials with their parameters.
     await http('/api.v1.beta1.Suggestion/GetSuggestions', {
       experiment: experimentSpec(experiment),
-      trials: [
-        {
-          name: trial(1),
-          spec: {
-            parameterAssignments: {
-              assignments: [
-                { name: 'optimizer', value: 'sgd' },
-                { name: 'layers', value: '1' },
-              ],
-            },
-          },
-          status: { condition: 'SUCCEEDED' },
-        },
-        {
-          name: trial(2),
-          spec: {
-            parameterAssignments: {
-              assignments: [
-                { name: 'optimizer', value: 'adam, "fast"' },
-                { name: 'layers', value: '2' },
-              ],
-            },
-          },
-          status: { condition: 'RUNNING' },
-        },
-      ],
+      trials: [trialSpec(1, 'sgd', '1', 'SUCCEEDED'), trialSpec(2, 'adam, "fast"', '2', 'RUNNING')],
       currentRequestNumber: 1,
       totalRequestNumber: 4,
     });
@@ -570,7 +545,7 @@ describe('api.v1.beta1 over HTTP/JSON', () => {
   });
 
   it('rebuilds the read model from the topics into an empty PostgreSQL store', async () => {
-    // Wait until the first server's worker committed what the tests above published.
+    // Wait until the first server's persistence consumer committed what the tests above published.
     const expected = await http(`/api/experiments/${experiment}/trials`);
     await server.stop();
     const second = await startExperimentServer(
@@ -591,7 +566,7 @@ describe('api.v1.beta1 over HTTP/JSON', () => {
     base = `http://127.0.0.1:${second.httpPort}`;
     const rebuilt = await http(`/api/experiments/${experiment}/trials`);
     expect(rebuilt.status).toBe(200);
-    // The observation logs are not in the new store (they are the worker's, from its commits on), so no best objective.
+    // The observation logs are not in the new store (they are the persistence consumer's, from its commits on), so no best objective.
     const strip = (t: { name: string; order: number; condition: string; assignments: unknown }) => ({
       name: t.name,
       order: t.order,

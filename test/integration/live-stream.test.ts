@@ -4,7 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLiveHub, type LiveHub } from '../../services/experiment/adapters/live-stream.ts';
+import { createLiveHub, type LiveHub } from '../../services/experiment/web/adapters/live-hub.ts';
 import { silentLogger } from '../../shared/logger.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 

@@ -1,14 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { openPostgresObservationStore } from '../../services/experiment/adapters/postgres-observation-store.ts';
+import { openPostgresObservationStore } from '../../services/experiment/dbmanager/adapters/postgres-observation-store.ts';
 import { silentLogger } from '../../shared/logger.ts';
 import {
-  at,
   describeObservationStoreContract,
-  log,
-  reported,
-  status,
+  expectUpgradeFromVersion1,
 } from '../helpers/observation-store-contract.ts';
 
 const URL = inject('infra').POSTGRES_URL;
@@ -64,29 +61,18 @@ describe('PostgreSQL observation store', () => {
     const schema = schemaName('test_observations_upgrade');
     created.push(schema);
     const open = () => openPostgresObservationStore({ url: URL, schema, poolSize: 1, logger: silentLogger });
-    const change = reported('t', [log(at(1), 'm', '1')]);
-    const old = await open();
-    await old.apply([change]);
-    await old.close();
-    // Back to what a version 1 program left behind.
-    const client = new pg.Client({ connectionString: URL });
-    await client.connect();
-    try {
-      const s = pg.escapeIdentifier(schema);
-      await client.query(`DROP TABLE ${s}.trial_statuses; DELETE FROM ${s}.schema_version WHERE version > 1`);
-    } finally {
-      await client.end();
-    }
-
-    const upgraded = await open();
-    try {
-      expect(await upgraded.apply([change])).toBe(0);
-      expect(await upgraded.query({ trialName: 't' })).toEqual([log(at(1), 'm', '1')]);
-      expect(await upgraded.apply([status('t')])).toBe(1);
-      expect((await upgraded.trialStatus('t'))?.condition).toBe('EARLYSTOPPED');
-    } finally {
-      await upgraded.close();
-    }
+    await expectUpgradeFromVersion1(open, async () => {
+      const client = new pg.Client({ connectionString: URL });
+      await client.connect();
+      try {
+        const s = pg.escapeIdentifier(schema);
+        await client.query(
+          `DROP TABLE ${s}.trial_statuses; DELETE FROM ${s}.schema_version WHERE version > 1`,
+        );
+      } finally {
+        await client.end();
+      }
+    });
   });
 
   it('opens with a server that does not answer, and ping rejects with UNAVAILABLE naming the host', async () => {

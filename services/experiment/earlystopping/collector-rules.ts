@@ -6,7 +6,7 @@
 // Our addition: rules are issued over time, so a rule set only judges a value reported at or after
 // the set was issued (Katib fixes rules on a trial when it creates it, which has the same effect).
 
-import { parseFinite } from '../suggestion/numbers.ts';
+import { parseFinite } from '../common/katib-numbers.ts';
 import type { Comparison, ObjectiveType, StoppingRule } from './medianstop.ts';
 
 /** The numeric values of one metric, in report order, with when each one's report was acknowledged. */

@@ -6,7 +6,7 @@
 // the MEDIAN. We take the median of the trials' running averages up to `start_step`.
 
 import { invalidArgument } from '../../../shared/errors.ts';
-import { formatDouble, parseFinite, parsePythonInt, pythonIntError } from '../suggestion/numbers.ts';
+import { formatDouble, parseFinite, readInt } from '../common/katib-numbers.ts';
 
 export const MEDIANSTOP = 'medianstop';
 
@@ -47,9 +47,7 @@ export function readMedianStopSettings(spec: {
   for (const { name, value } of spec.settings) {
     if (name !== 'min_trials_required' && name !== 'start_step')
       throw invalidArgument(`unknown setting ${name} for algorithm ${MEDIANSTOP}`);
-    const number = parsePythonInt(value);
-    if (number === undefined)
-      throw invalidArgument(`failed to validate ${name}(${value}): ${pythonIntError(value)}`);
+    const number = readInt(name, value);
     if (name === 'min_trials_required') {
       if (number <= 0) throw invalidArgument('min_trials_required must be greater than zero (>0)');
       minTrialsRequired = number;

@@ -114,6 +114,7 @@ export function earlyStoppedPayload(input: {
   readonly trialName: string;
   readonly experimentName: string;
   readonly message: string;
+  /** Recorded in the event as it always was ('early-stopping-worker' is the judge). */
   readonly source: 'SetTrialStatus' | 'early-stopping-worker';
   readonly now: number;
 }): TrialStatusChangedV1<number> {

@@ -1,5 +1,5 @@
 // A metric's values in two growing Float64Arrays (value, acknowledged-at) instead of an object per
-// value: 16 bytes a value instead of ~56, which is most of the early-stopping worker's heap when
+// value: 16 bytes a value instead of ~56, which is most of the early-stopping judge's heap when
 // many trials report long curves.
 import type { Series } from './collector-rules.ts';
 

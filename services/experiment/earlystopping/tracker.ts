@@ -1,9 +1,9 @@
-// What the early-stopping worker knows, rebuilt from the topics: each experiment's issued rules,
+// What the early-stopping judge knows, rebuilt from the topics: each experiment's issued rules,
 // which trial belongs to which experiment, the metric values of running trials, and which trials
-// are finished. Pure and synchronous: the worker feeds it events in topic order and publishes the
+// are finished. Pure and synchronous: the judge feeds it events in topic order and publishes the
 // decisions it returns.
 
-import { parseFinite } from '../suggestion/numbers.ts';
+import { parseFinite } from '../common/katib-numbers.ts';
 import { type IssuedRules, judge, type Verdict } from './collector-rules.ts';
 import { EMPTY_SERIES, SeriesBuffer } from './series-buffer.ts';
 
@@ -39,7 +39,7 @@ export interface Tracker {
   onReport(report: ReportedLogs): StopDecision[];
   onDeleted(trialName: string): void;
   onRules(issued: RulesIssued): StopDecision[];
-  /** A status from experiment.trial-status, or the worker's own decision once published. */
+  /** A status from experiment.trial-status, or the judge's own decision once published. */
   onStatus(trialName: string, condition: string): void;
   isFinished(trialName: string): boolean;
   /** Running trials with samples, for metrics. */

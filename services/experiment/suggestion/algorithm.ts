@@ -70,12 +70,18 @@ export interface Algorithm<Config> {
   suggest(input: SuggestionInput<Config>): SuggestionOutput;
 }
 
-/** An algorithm that only draws points: the Sampler sees numbers and a loss to minimise. */
-export function fromSampler<Config extends { readonly randomState?: number }, Options>(definition: {
+/**
+ * An algorithm that only draws points: the Sampler sees numbers and a loss to minimise. Its options
+ * are its defaults, each replaced by the setting of the same name when the experiment gives it.
+ */
+export function fromSampler<
+  Options extends object,
+  Config extends { readonly randomState?: number } & { readonly [K in keyof Options]?: Options[K] },
+>(definition: {
   readSettings(settings: ReadonlyMap<string, string>): Config;
   checkExperiment?(experiment: ExperimentView, config: Config): void;
   sampler: Sampler<Options>;
-  options(config: Config): Options;
+  defaults: Options;
 }): Algorithm<Config> {
   return {
     readSettings: definition.readSettings,
@@ -87,7 +93,7 @@ export function fromSampler<Config extends { readonly randomState?: number }, Op
         pending: trials.pending,
         count,
         rng: createRng(seeds.call),
-        options: definition.options(config),
+        options: withSettings(definition.defaults, config),
       });
       if (points.length !== count)
         throw internal(`the sampler returned ${points.length} points for ${count} requested`);
@@ -101,3 +107,16 @@ export function fromSampler<Config extends { readonly randomState?: number }, Op
 /** Whether the points are pairwise different (samplers promise it whenever the space allows). */
 export const allDistinct = (points: readonly (readonly (number | string)[])[]): boolean =>
   new Set(points.map(pointKey)).size === points.length;
+
+/** The defaults, each replaced by the setting of the same name when it is given. */
+function withSettings<Options extends object>(
+  defaults: Options,
+  config: { readonly [K in keyof Options]?: Options[K] },
+): Options {
+  const options = { ...defaults };
+  for (const key of Object.keys(defaults) as (keyof Options)[]) {
+    const given = config[key];
+    if (given !== undefined) options[key] = given as Options[keyof Options];
+  }
+  return options;
+}

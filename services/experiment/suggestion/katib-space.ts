@@ -7,7 +7,7 @@ import type { ParameterAssignment } from '../../../proto/gen/api/v1/beta1/Parame
 import type { ParameterSpec__Output } from '../../../proto/gen/api/v1/beta1/ParameterSpec.ts';
 import type { Trial__Output } from '../../../proto/gen/api/v1/beta1/Trial.ts';
 import { invalidArgument } from '../../../shared/errors.ts';
-import { formatDouble, formatInt, parseFinite } from './numbers.ts';
+import { formatDouble, formatInt, parseFinite } from '../common/katib-numbers.ts';
 import type { Dimension, Distribution, Observation, Point } from './space.ts';
 import { snap } from './values.ts';
 

@@ -29,29 +29,14 @@ import {
 export type AnyAlgorithm = Algorithm<any>;
 
 export const ALGORITHMS: ReadonlyMap<string, AnyAlgorithm> = new Map<string, AnyAlgorithm>([
-  ['random', fromSampler({ readSettings: readRandomSettings, sampler: randomSampler, options: () => ({}) })],
-  [
-    'tpe',
-    fromSampler({
-      readSettings: readTpeSettings,
-      sampler: tpe,
-      options: (c) => ({
-        nStartupTrials: c.nStartupTrials ?? DEFAULT_TPE_OPTIONS.nStartupTrials,
-        nEiCandidates: c.nEICandidates ?? DEFAULT_TPE_OPTIONS.nEiCandidates,
-        gamma: c.gamma ?? DEFAULT_TPE_OPTIONS.gamma,
-        priorWeight: c.priorWeight ?? DEFAULT_TPE_OPTIONS.priorWeight,
-      }),
-    }),
-  ],
+  ['random', fromSampler({ readSettings: readRandomSettings, sampler: randomSampler, defaults: {} })],
+  ['tpe', fromSampler({ readSettings: readTpeSettings, sampler: tpe, defaults: DEFAULT_TPE_OPTIONS })],
   [
     'multivariate-tpe',
     fromSampler({
       readSettings: readMultivariateTpeSettings,
       sampler: multivariateTpe,
-      options: (c) => ({
-        nStartupTrials: c.nStartupTrials ?? DEFAULT_MULTIVARIATE_TPE_OPTIONS.nStartupTrials,
-        nEiCandidates: c.nEICandidates ?? DEFAULT_MULTIVARIATE_TPE_OPTIONS.nEiCandidates,
-      }),
+      defaults: DEFAULT_MULTIVARIATE_TPE_OPTIONS,
     }),
   ],
   [
@@ -60,10 +45,7 @@ export const ALGORITHMS: ReadonlyMap<string, AnyAlgorithm> = new Map<string, Any
       readSettings: readCmaesSettings,
       checkExperiment: checkCmaesSpace,
       sampler: cmaes,
-      options: (c) => ({
-        sigma: c.sigma ?? DEFAULT_CMAES_OPTIONS.sigma,
-        restartStrategy: c.restartStrategy,
-      }),
+      defaults: DEFAULT_CMAES_OPTIONS,
     }),
   ],
   [
@@ -71,12 +53,7 @@ export const ALGORITHMS: ReadonlyMap<string, AnyAlgorithm> = new Map<string, Any
     fromSampler({
       readSettings: readBayesianOptimizationSettings,
       sampler: bayesianOptimization,
-      options: (c) => ({
-        baseEstimator: c.baseEstimator ?? DEFAULT_BAYESIAN_OPTIMIZATION_OPTIONS.baseEstimator,
-        nInitialPoints: c.nInitialPoints ?? DEFAULT_BAYESIAN_OPTIMIZATION_OPTIONS.nInitialPoints,
-        acqFunc: c.acqFunc ?? DEFAULT_BAYESIAN_OPTIMIZATION_OPTIONS.acqFunc,
-        acqOptimizer: c.acqOptimizer ?? DEFAULT_BAYESIAN_OPTIMIZATION_OPTIONS.acqOptimizer,
-      }),
+      defaults: DEFAULT_BAYESIAN_OPTIMIZATION_OPTIONS,
     }),
   ],
   ['grid', grid],

@@ -6,7 +6,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 export const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 
 const SOURCE = /\.(ts|js)$/;
-const SKIPPED = new Set(['node_modules', 'gen', 'web', 'dist', '.build', '.infra', 'fixtures']);
+const SKIPPED = new Set(['node_modules', 'gen', 'dist', '.build', '.infra', 'fixtures']);
 
 export function sourceFiles(folders: readonly string[]): string[] {
   const found: string[] = [];

@@ -8,9 +8,9 @@
 // - after the last bracket a new Hyperband iteration starts (Katib answers nothing and stalls).
 
 import { AppError } from '../../../../shared/errors.ts';
+import { formatDouble } from '../../common/katib-numbers.ts';
 import type { Algorithm, Suggestion } from '../algorithm.ts';
 import { type TrialRecord, toAssignments } from '../katib-space.ts';
-import { formatDouble } from '../numbers.ts';
 import { createRng } from '../rng.ts';
 import {
   bracketResource,

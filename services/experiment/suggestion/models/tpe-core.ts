@@ -1,9 +1,49 @@
-// What both TPE samplers share: encoding points for the Parzen estimators, splitting the
-// history into the good and the bad group, and Optuna's weights that let old trials fade.
+// What both TPE samplers share: the sampler itself (random until enough trials are complete, then
+// the candidate that maximises l(x)/g(x)), encoding points for the Parzen estimators, splitting
+// the history into the good and the bad group, and Optuna's weights that let old trials fade.
 
-import type { Observation, Point } from '../space.ts';
-import type { Encoded } from './parzen.ts';
-import type { Axis } from './unit-space.ts';
+import type { Observation, Point, Sampler } from '../space.ts';
+import { buildParzen, type Encoded } from './parzen.ts';
+import { type Axis, axesOf, collectDistinct, randomPoint } from './unit-space.ts';
+
+/** How one TPE sampler runs, from its options. */
+export interface TpeSetup {
+  /** Completed trials drawn at random before the model takes over. */
+  readonly nStartupTrials: number;
+  /** Draws from l(x) scored per suggestion. */
+  readonly nEiCandidates: number;
+  /** The size of the good group for n usable trials. */
+  readonly nBelow: (n: number) => number;
+  readonly priorWeight: number;
+  /** One bandwidth for every kernel (Scott's rule) instead of one per value. */
+  readonly multivariate: boolean;
+}
+
+/** A TPE sampler: the joint densities of the good and the bad group score each candidate. */
+export function tpeSampler<O>(setupOf: (options: O) => TpeSetup): Sampler<O> {
+  return ({ dimensions, history, pending, count, rng, options }) => {
+    const setup = setupOf(options);
+    const axes = axesOf(dimensions);
+    return collectDistinct(axes, pending, count, rng, (chosen) => {
+      if (history.length < setup.nStartupTrials) return randomPoint(axes, rng);
+      const { below, above } = splitHistory(axes, history, [...pending, ...chosen], setup.nBelow);
+      const parzenOptions = { priorWeight: setup.priorWeight, multivariate: setup.multivariate };
+      const good = buildParzen(axes, below.points, below.weights, parzenOptions);
+      const bad = buildParzen(axes, above.points, above.weights, parzenOptions);
+      let best = good.sampleJoint(rng);
+      let bestScore = Number.NEGATIVE_INFINITY;
+      for (let i = 0; i < setup.nEiCandidates; i++) {
+        const candidate = i === 0 ? best : good.sampleJoint(rng);
+        const score = good.logDensityJoint(candidate) - bad.logDensityJoint(candidate);
+        if (score > bestScore) {
+          bestScore = score;
+          best = candidate;
+        }
+      }
+      return decodePoint(axes, best);
+    });
+  };
+}
 
 /** Unit coordinates for numeric axes, choice indices for categorical ones; undefined for a value off the list. */
 export function encodePoint(axes: readonly Axis[], point: Point): Encoded | undefined {

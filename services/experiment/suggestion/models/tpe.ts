@@ -10,9 +10,7 @@
 // so a batch spreads out.
 
 import type { Sampler } from '../space.ts';
-import { buildParzen } from './parzen.ts';
-import { decodePoint, defaultBelowCount, hyperoptBelowCount, splitHistory } from './tpe-core.ts';
-import { axesOf, collectDistinct, randomPoint } from './unit-space.ts';
+import { defaultBelowCount, hyperoptBelowCount, tpeSampler } from './tpe-core.ts';
 
 export interface TpeOptions {
   /** Completed trials drawn at random before the model takes over (Optuna's n_startup_trials). */
@@ -36,25 +34,10 @@ export const DEFAULT_TPE_OPTIONS: TpeOptions = Object.freeze({
   priorWeight: 1,
 });
 
-export const tpe: Sampler<TpeOptions> = ({ dimensions, history, pending, count, rng, options }) => {
-  const axes = axesOf(dimensions);
-  const nBelow = options.gamma === undefined ? defaultBelowCount : hyperoptBelowCount(options.gamma);
-  return collectDistinct(axes, pending, count, rng, (chosen) => {
-    if (history.length < options.nStartupTrials) return randomPoint(axes, rng);
-    const { below, above } = splitHistory(axes, history, [...pending, ...chosen], nBelow);
-    const parzenOptions = { priorWeight: options.priorWeight, multivariate: false };
-    const good = buildParzen(axes, below.points, below.weights, parzenOptions);
-    const bad = buildParzen(axes, above.points, above.weights, parzenOptions);
-    let best = good.sampleJoint(rng);
-    let bestScore = Number.NEGATIVE_INFINITY;
-    for (let i = 0; i < options.nEiCandidates; i++) {
-      const candidate = i === 0 ? best : good.sampleJoint(rng);
-      const score = good.logDensityJoint(candidate) - bad.logDensityJoint(candidate);
-      if (score > bestScore) {
-        bestScore = score;
-        best = candidate;
-      }
-    }
-    return decodePoint(axes, best);
-  });
-};
+export const tpe: Sampler<TpeOptions> = tpeSampler((options) => ({
+  nStartupTrials: options.nStartupTrials,
+  nEiCandidates: options.nEiCandidates,
+  nBelow: options.gamma === undefined ? defaultBelowCount : hyperoptBelowCount(options.gamma),
+  priorWeight: options.priorWeight,
+  multivariate: false,
+}));

@@ -3,8 +3,8 @@
 // trial of the call (reference §3.4 "darts"). Unlike Katib's, a second call works.
 
 import { invalidArgument } from '../../../../shared/errors.ts';
+import { readFloat, readInt } from '../../common/katib-numbers.ts';
 import type { Algorithm } from '../algorithm.ts';
-import { parseDecimal, parsePythonInt, pythonFloatError, pythonIntError } from '../numbers.ts';
 import { checkOperations, katibText, PythonFloat, parameterValues } from './space.ts';
 
 /** Katib's defaults, in its order: user settings override them, or are appended, as text. */
@@ -41,29 +41,18 @@ const NON_NEGATIVE_FLOATS = new Set([
 ]);
 const AT_LEAST_ONE = new Set(['init_channels', 'print_step', 'num_nodes', 'stem_multiplier']);
 
-function int(name: string, value: string): number {
-  const parsed = parsePythonInt(value);
-  if (parsed === undefined)
-    throw invalidArgument(`failed to validate ${name}(${value}): ${pythonIntError(value)}`);
-  return parsed;
-}
-
 /** Katib's validate_algorithm_settings: known names checked, unknown names accepted. */
 export function readDartsSettings(settings: ReadonlyMap<string, string>): DartsSettings {
   for (const [name, value] of settings) {
-    if (name === 'num_epochs' && !(int(name, value) > 0))
+    if (name === 'num_epochs' && !(readInt(name, value) > 0))
       throw invalidArgument(`${name} should be greater than zero`);
-    if (NON_NEGATIVE_FLOATS.has(name)) {
-      const parsed = parseDecimal(value);
-      if (parsed === undefined)
-        throw invalidArgument(`failed to validate ${name}(${value}): ${pythonFloatError(value)}`);
-      if (!(parsed >= 0)) throw invalidArgument(`${name} should be greater than or equal to zero`);
-    }
-    if (name === 'batch_size' && value !== 'None' && !(int(name, value) >= 1))
+    if (NON_NEGATIVE_FLOATS.has(name) && !(readFloat(name, value) >= 0))
+      throw invalidArgument(`${name} should be greater than or equal to zero`);
+    if (name === 'batch_size' && value !== 'None' && !(readInt(name, value) >= 1))
       throw invalidArgument('batch_size should be greater than or equal to one');
-    if (name === 'num_workers' && !(int(name, value) >= 0))
+    if (name === 'num_workers' && !(readInt(name, value) >= 0))
       throw invalidArgument('num_workers should be greater than or equal to zero');
-    if (AT_LEAST_ONE.has(name) && !(int(name, value) >= 1))
+    if (AT_LEAST_ONE.has(name) && !(readInt(name, value) >= 1))
       throw invalidArgument(`${name} should be greater than or equal to one`);
   }
   const merged = new Map<string, unknown>(DARTS_DEFAULTS);

@@ -8,7 +8,8 @@ import {
   pythonFloatError,
   pythonFloatRepr,
   pythonIntError,
-} from '../numbers.ts';
+  readInt,
+} from '../../common/katib-numbers.ts';
 
 export interface EnasSettings {
   readonly hiddenSize: number;
@@ -104,9 +105,7 @@ export function readEnasSettings(settings: ReadonlyMap<string, string>): EnasSet
   let randomState: number | undefined;
   for (const [name, value] of settings) {
     if (name === 'random_state') {
-      const seed = parsePythonInt(value);
-      if (seed === undefined)
-        throw invalidArgument(`failed to validate random_state(${value}): ${pythonIntError(value)}`);
+      const seed = readInt(name, value);
       if (seed < 0) throw invalidArgument('random_state should be great or equal than zero');
       randomState = seed;
       continue;

@@ -10,15 +10,14 @@ import { AppError, invalidArgument } from '../../../../shared/errors.ts';
 import type { Algorithm, SuggestionInput, SuggestionOutput } from '../algorithm.ts';
 import type { TrialRecord } from '../katib-space.ts';
 import { createRng } from '../rng.ts';
+import { sampleArchitecture, trainStep } from './controller.ts';
 import {
   type Architecture,
   type ControllerShape,
   type ControllerState,
   initController,
   type PolicyOptions,
-  sampleArchitecture,
-  trainStep,
-} from './controller.ts';
+} from './controller-params.ts';
 import { type EnasSettings, readEnasSettings } from './enas-settings.ts';
 import {
   buildSearchSpace,

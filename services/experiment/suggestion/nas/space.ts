@@ -8,7 +8,7 @@ import type { NasConfig__Output } from '../../../../proto/gen/api/v1/beta1/NasCo
 import type { Operation__Output } from '../../../../proto/gen/api/v1/beta1/Operation.ts';
 import type { ParameterSpec__Output } from '../../../../proto/gen/api/v1/beta1/ParameterSpec.ts';
 import { invalidArgument } from '../../../../shared/errors.ts';
-import { parseFinite, parsePythonInt, pythonFloatRepr } from '../numbers.ts';
+import { parseFinite, parsePythonInt, pythonFloatRepr } from '../../common/katib-numbers.ts';
 
 /** More operations than this (after expansion) is a mistake in the experiment, not a search space. */
 export const MAX_OPERATIONS = 4096;

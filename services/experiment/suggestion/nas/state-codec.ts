@@ -3,8 +3,7 @@
 // trials it learned from, batch by batch), then the parameters and Adam's second moment as
 // little-endian float64. Decoding checks everything and throws on any mismatch.
 
-import type { ControllerShape, ControllerState } from './controller.ts';
-import { layout } from './controller.ts';
+import { type ControllerShape, type ControllerState, layout } from './controller-params.ts';
 
 export const STATE_FORMAT = 1;
 const MAGIC = 'NASC';

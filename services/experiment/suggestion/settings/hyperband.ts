@@ -3,9 +3,9 @@
 // (an eta given as "3" comes back as "3.0", a derived r as "1.1111111111111112").
 
 import { invalidArgument } from '../../../../shared/errors.ts';
+import { parseDecimal, pythonFloatRepr, readFloat } from '../../common/katib-numbers.ts';
 import type { ExperimentView } from '../algorithm.ts';
-import { parseDecimal, pythonFloatRepr } from '../numbers.ts';
-import { readFloat, rejectUnknown, type Setting } from './read.ts';
+import { rejectUnknown, type Setting } from './read.ts';
 
 const STATE_NAMES = [
   'eta',

@@ -63,7 +63,7 @@ export function readSobolSettings(s: ReadonlyMap<string, string>): SobolSettings
 export interface TpeSettings extends Seeded {
   readonly gamma?: number;
   readonly priorWeight?: number;
-  readonly nEICandidates?: number;
+  readonly nEiCandidates?: number;
   readonly nStartupTrials?: number;
 }
 
@@ -93,7 +93,7 @@ export function readTpeSettings(s: ReadonlyMap<string, string>): TpeSettings {
     randomState,
     gamma,
     priorWeight,
-    nEICandidates: hyperoptCandidates ?? optunaCandidates,
+    nEiCandidates: hyperoptCandidates ?? optunaCandidates,
     nStartupTrials,
   };
 }
@@ -112,7 +112,7 @@ function optunaEiCandidates(s: ReadonlyMap<string, string>): number | undefined 
 
 export interface MultivariateTpeSettings extends Seeded {
   readonly nStartupTrials?: number;
-  readonly nEICandidates?: number;
+  readonly nEiCandidates?: number;
 }
 
 export function readMultivariateTpeSettings(s: ReadonlyMap<string, string>): MultivariateTpeSettings {
@@ -125,7 +125,7 @@ export function readMultivariateTpeSettings(s: ReadonlyMap<string, string>): Mul
       nonNegative,
       'n_startup_trials should be greate or equal than zero',
     ),
-    nEICandidates: optunaEiCandidates(s),
+    nEiCandidates: optunaEiCandidates(s),
   };
 }
 

@@ -2,7 +2,8 @@
 // resample_probability check fixed (Katib compares the text with a number and crashes).
 
 import { invalidArgument } from '../../../../shared/errors.ts';
-import { optionalInt, readFloat, readInt, rejectUnknown } from './read.ts';
+import { readFloat, readInt } from '../../common/katib-numbers.ts';
+import { optionalInt, rejectUnknown } from './read.ts';
 
 const REQUIRED = ['suggestion_trial_dir', 'n_population', 'truncation_threshold'];
 

@@ -2,7 +2,7 @@
 
 import type { AlgorithmSetting } from '../../../../proto/gen/api/v1/beta1/AlgorithmSetting.ts';
 import { invalidArgument } from '../../../../shared/errors.ts';
-import { parseDecimal, parsePythonInt, pythonFloatError, pythonIntError } from '../numbers.ts';
+import { readFloat, readInt } from '../../common/katib-numbers.ts';
 
 export interface Setting {
   readonly name: string;
@@ -27,24 +27,9 @@ export function rejectUnknown(
   }
 }
 
-/** Python's int(value), failing as Katib's validators do: `failed to validate name(value): ...`. */
-export function readInt(name: string, value: string): number {
-  const parsed = parsePythonInt(value);
-  if (parsed === undefined)
-    throw invalidArgument(`failed to validate ${name}(${value}): ${pythonIntError(value)}`);
-  return parsed;
-}
-
-/** Python's float(value) (inf and nan included), failing as Katib's validators do. */
-export function readFloat(name: string, value: string): number {
-  const parsed = parseDecimal(value);
-  if (parsed === undefined)
-    throw invalidArgument(`failed to validate ${name}(${value}): ${pythonFloatError(value)}`);
-  return parsed;
-}
-
-/** An optional integer setting with a lower bound and the message to give below it. */
-export function optionalInt(
+/** An optional number setting, read by readInt or readFloat; `message` when `check` refuses it. */
+function optionalNumber(
+  read: (name: string, value: string) => number,
   settings: ReadonlyMap<string, string>,
   name: string,
   check: (value: number) => boolean,
@@ -52,23 +37,21 @@ export function optionalInt(
 ): number | undefined {
   const text = settings.get(name);
   if (text === undefined) return undefined;
-  const value = readInt(name, text);
+  const value = read(name, text);
   if (!check(value)) throw invalidArgument(message);
   return value;
 }
 
-export function optionalFloat(
+/** An optional setting, the check it must pass and the message to give otherwise. */
+type OptionalNumber = (
   settings: ReadonlyMap<string, string>,
   name: string,
   check: (value: number) => boolean,
   message: string,
-): number | undefined {
-  const text = settings.get(name);
-  if (text === undefined) return undefined;
-  const value = readFloat(name, text);
-  if (!check(value)) throw invalidArgument(message);
-  return value;
-}
+) => number | undefined;
+
+export const optionalInt: OptionalNumber = (...args) => optionalNumber(readInt, ...args);
+export const optionalFloat: OptionalNumber = (...args) => optionalNumber(readFloat, ...args);
 
 /** One of a fixed set of words, with Katib's "not supported" message otherwise. */
 export function optionalChoice<T extends string>(

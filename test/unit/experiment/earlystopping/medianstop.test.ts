@@ -3,6 +3,7 @@ import {
   DEFAULT_MEDIANSTOP_SETTINGS,
   median,
   medianStopRule,
+  type ObjectiveType,
   readMedianStopSettings,
   runningAverage,
 } from '../../../../services/experiment/earlystopping/medianstop.ts';
@@ -48,7 +49,15 @@ describe('medianstop settings (Katib test_medianstop_service.py and service.py m
 });
 
 describe('medianstop rule', () => {
-  const settings = DEFAULT_MEDIANSTOP_SETTINGS;
+  /** The rule over these curves; loss minimised with the default settings unless told. */
+  const ruleFor = (
+    succeededCurves: string[][],
+    {
+      objectiveMetric = 'loss',
+      objectiveType = 'MINIMIZE' as ObjectiveType,
+      settings = DEFAULT_MEDIANSTOP_SETTINGS,
+    } = {},
+  ) => medianStopRule({ objectiveMetric, objectiveType, settings, succeededCurves });
 
   it('averages the first start_step numeric values, skipping ones that are not numbers', () => {
     expect(runningAverage(['1', '2', '3', '4', '5'], 4)).toBe(2.5);
@@ -64,25 +73,13 @@ describe('medianstop rule', () => {
       ['2', '2', '2', '2'],
       ['3', '3'],
     ];
-    expect(
-      medianStopRule({
-        objectiveMetric: 'loss',
-        objectiveType: 'MINIMIZE',
-        settings,
-        succeededCurves: curves,
-      }),
-    ).toEqual({ name: 'loss', value: '2.5', comparison: 'GREATER', startStep: 4 });
-    expect(
-      medianStopRule({
-        objectiveMetric: 'acc',
-        objectiveType: 'MAXIMIZE',
-        settings,
-        succeededCurves: curves,
-      }),
-    ).toMatchObject({ comparison: 'LESS' });
-    expect(
-      medianStopRule({ objectiveMetric: 'acc', objectiveType: 'UNKNOWN', settings, succeededCurves: curves }),
-    ).toMatchObject({ comparison: 'GREATER' });
+    expect(ruleFor(curves)).toEqual({ name: 'loss', value: '2.5', comparison: 'GREATER', startStep: 4 });
+    expect(ruleFor(curves, { objectiveMetric: 'acc', objectiveType: 'MAXIMIZE' })).toMatchObject({
+      comparison: 'LESS',
+    });
+    expect(ruleFor(curves, { objectiveMetric: 'acc', objectiveType: 'UNKNOWN' })).toMatchObject({
+      comparison: 'GREATER',
+    });
   });
 
   it('takes the median of the averages, where Katib takes their mean', () => {
@@ -91,44 +88,25 @@ describe('medianstop rule', () => {
       ['2', '2', '2', '2'],
       ['9', '9', '9', '9'],
     ];
-    const rule = medianStopRule({
-      objectiveMetric: 'loss',
-      objectiveType: 'MINIMIZE',
-      settings,
-      succeededCurves: curves,
-    });
+    const rule = ruleFor(curves);
     expect(rule?.value).toBe('2.0'); // Katib: mean 4.0
     expect(median([4, 1, 3, 2])).toBe(2.5);
   });
 
   it('issues no rule until min_trials_required trials have a numeric value', () => {
     const curves = [['1', '2'], ['2', '3'], ['unavailable'], []];
-    expect(
-      medianStopRule({
-        objectiveMetric: 'loss',
-        objectiveType: 'MINIMIZE',
-        settings,
-        succeededCurves: curves,
-      }),
-    ).toBeUndefined();
-    expect(
-      medianStopRule({
-        objectiveMetric: 'loss',
-        objectiveType: 'MINIMIZE',
-        settings: { minTrialsRequired: 2, startStep: 1 },
-        succeededCurves: curves,
-      }),
-    ).toEqual({ name: 'loss', value: '1.5', comparison: 'GREATER', startStep: 1 });
+    expect(ruleFor(curves)).toBeUndefined();
+    expect(ruleFor(curves, { settings: { minTrialsRequired: 2, startStep: 1 } })).toEqual({
+      name: 'loss',
+      value: '1.5',
+      comparison: 'GREATER',
+      startStep: 1,
+    });
   });
 
   it('writes thresholds that every parser reads back exactly', () => {
     const curves = [['0.00001'], ['0.00001'], ['0.00001']];
-    const rule = medianStopRule({
-      objectiveMetric: 'loss',
-      objectiveType: 'MINIMIZE',
-      settings: { minTrialsRequired: 3, startStep: 1 },
-      succeededCurves: curves,
-    });
+    const rule = ruleFor(curves, { settings: { minTrialsRequired: 3, startStep: 1 } });
     expect(Number(rule?.value)).toBe(0.00001);
   });
 });

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
+  formatDouble,
+  parseDecimal,
+  pythonFloatRepr,
+} from '../../../../services/experiment/common/katib-numbers.ts';
+import {
   readObjective,
   readTrials,
   toDimensions,
   toPoint,
 } from '../../../../services/experiment/suggestion/katib-space.ts';
-import {
-  formatDouble,
-  parseDecimal,
-  pythonFloatRepr,
-} from '../../../../services/experiment/suggestion/numbers.ts';
 import type { AppError } from '../../../../shared/errors.ts';
 import { categorical, discrete, double, experiment, int, MIXED, param, trial } from './fixtures.ts';
 

@@ -4,14 +4,16 @@ import type { NasConfig__Output } from '../../../../proto/gen/api/v1/beta1/NasCo
 import type { Operation__Output } from '../../../../proto/gen/api/v1/beta1/Operation.ts';
 import type { ParameterSpec__Output } from '../../../../proto/gen/api/v1/beta1/ParameterSpec.ts';
 import {
-  type Architecture,
   evaluateArchitecture,
-  initController,
   lossGradient,
-  type PolicyOptions,
   sampleArchitecture,
   trainStep,
 } from '../../../../services/experiment/suggestion/nas/controller.ts';
+import {
+  type Architecture,
+  initController,
+  type PolicyOptions,
+} from '../../../../services/experiment/suggestion/nas/controller-params.ts';
 import { policyOptions } from '../../../../services/experiment/suggestion/nas/enas.ts';
 import { ENAS_DEFAULTS } from '../../../../services/experiment/suggestion/nas/enas-settings.ts';
 import {

@@ -255,10 +255,10 @@ describe('settings Katib accepts', () => {
       randomState: 3,
       gamma: 0.3,
       priorWeight: 2,
-      nEICandidates: 12,
+      nEiCandidates: 12,
       nStartupTrials: 5,
     });
-    expect(read('tpe', { n_ei_candidates: '7' })).toMatchObject({ nEICandidates: 7 });
+    expect(read('tpe', { n_ei_candidates: '7' })).toMatchObject({ nEiCandidates: 7 });
     expect(read('cmaes', { restart_strategy: 'None', sigma: '0.5' })).toEqual({
       randomState: undefined,
       sigma: 0.5,

@@ -8,9 +8,9 @@ import type { Experiment__Output } from '../../../../proto/gen/api/v1/beta1/Expe
 import type { GetSuggestionsReply__Output } from '../../../../proto/gen/api/v1/beta1/GetSuggestionsReply.ts';
 import type { SuggestionClient } from '../../../../proto/gen/api/v1/beta1/Suggestion.ts';
 import type { Trial__Output } from '../../../../proto/gen/api/v1/beta1/Trial.ts';
-import { createMemoryControllerStateStore } from '../../../../services/experiment/adapters/memory-controller-state-store.ts';
-import type { ControllerStateStore } from '../../../../services/experiment/ports.ts';
+import { createMemoryControllerStateStore } from '../../../../services/experiment/suggestion/adapters/memory-controller-state-store.ts';
 import { decodeController } from '../../../../services/experiment/suggestion/nas/state-codec.ts';
+import type { ControllerStateStore } from '../../../../services/experiment/suggestion/ports.ts';
 import { ALGORITHMS } from '../../../../services/experiment/suggestion/registry.ts';
 import { suggest } from '../../../../services/experiment/suggestion/suggest.ts';
 import { unavailable } from '../../../../shared/errors.ts';

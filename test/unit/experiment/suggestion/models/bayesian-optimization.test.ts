@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { randomSampler } from '../../../../../services/experiment/suggestion/algorithms/random.ts';
 import {
   type AcquisitionFunction,
   bayesianOptimization,
@@ -43,16 +44,49 @@ describe('bayesianoptimization', () => {
 
   it('draws at random until n_initial_points trials are complete', () => {
     const options = { ...DEFAULT_BAYESIAN_OPTIMIZATION_OPTIONS, nInitialPoints: 25 };
-    const call = (seed: number) =>
+    const call = (seed: number, observed: Observation[], count = 2) =>
       bayesianOptimization({
+        dimensions: SPACE,
+        history: observed,
+        pending: [],
+        count,
+        rng: createRng(seed),
+        options,
+      });
+    // Each coordinate is the seed's next uniform draw in [0, 1) stretched over [-2, 2]: what the
+    // random sampler draws for the same seed.
+    const draws = createRng(1);
+    const uniform = () => -2 + 4 * draws.next();
+    const expected = [
+      [uniform(), uniform()],
+      [uniform(), uniform()],
+    ];
+    expect(call(1, history(20))).toEqual(expected);
+    expect(
+      randomSampler({
         dimensions: SPACE,
         history: history(20),
         pending: [],
         count: 2,
-        rng: createRng(seed),
-        options,
-      });
-    expect(call(1)).not.toEqual(call(2));
+        rng: createRng(1),
+        options: {},
+      }),
+    ).toEqual(expected);
+    // The losses play no part yet, the seed does.
+    const reversed = history(20).map((o) => ({ ...o, loss: -o.loss }));
+    expect(call(1, reversed)).toEqual(expected);
+    expect(call(1, [])).toEqual(expected);
+    expect(call(2, history(20))).not.toEqual(expected);
+    // Uniform within the bounds: every draw inside, each half of each axis hit about as often.
+    const many = call(7, history(20), 400).map((p) => p as number[]);
+    for (const [x, y] of many) expect([x! >= -2 && x! <= 2, y! >= -2 && y! <= 2]).toEqual([true, true]);
+    for (const axis of [0, 1]) {
+      const below = many.filter((p) => p[axis]! < 0).length;
+      expect(below).toBeGreaterThan(160);
+      expect(below).toBeLessThan(240);
+    }
+    // From the 25th complete trial on, the model proposes instead.
+    expect(call(1, history(25))).not.toEqual(expected);
   });
 
   it('spreads a batch with the kriging believer instead of repeating the best point', () => {

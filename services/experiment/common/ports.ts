@@ -1,0 +1,155 @@
+/**
+ * Ports the experiment service's features share: what their use cases need from the outside world.
+ * Adapters live in each feature's `adapters/`; every adapter of a port passes the same contract tests.
+ */
+
+/**
+ * One metric value at one time, as Katib's `MetricLog` but flattened.
+ *
+ * `time` is always normalized: a UTC string of fixed width `YYYY-MM-DDTHH:MM:SS.ffffffZ` (exactly six
+ * fraction digits, microseconds, truncated; years 0001–9999). Fixed width makes text order equal time
+ * order, so stores compare and sort it as text with a binary collation. Callers normalize before
+ * they report or query; stores never parse it.
+ *
+ * `metricName` and `value` are kept verbatim (`value` is any string: `"0.5"`, `"1e-3"`, `"unavailable"`).
+ */
+export interface MetricLogRow {
+  readonly time: string;
+  readonly metricName: string;
+  readonly value: string;
+}
+
+/**
+ * One event of `experiment.observations` or `experiment.trial-status`, as the persistence consumer
+ * applies it.
+ *
+ * - `reported` appends its logs (in the given order) to the trial's logs; duplicates are kept, as in
+ *   Katib. An empty `logs` is allowed and stores nothing.
+ * - `deleted` removes every log of the trial applied before it (in earlier calls or earlier in the
+ *   same batch); later reports of the trial are kept. Deleting a trial without logs is not an error.
+ *
+ * `eventId` identifies the event across redeliveries: a store applies each eventId at most once.
+ */
+export type ObservationChange =
+  | {
+      readonly kind: 'reported';
+      readonly eventId: string;
+      readonly trialName: string;
+      readonly logs: readonly MetricLogRow[];
+    }
+  | { readonly kind: 'deleted'; readonly eventId: string; readonly trialName: string }
+  | ({ readonly kind: 'status'; readonly eventId: string } & TrialStatusRecord);
+
+/**
+ * The latest status of a trial, from `experiment.trial-status` (`TrialStatusChanged`). A later
+ * `status` change of the same trial replaces it (the topic's partition order is the trial's order).
+ */
+export interface TrialStatusRecord {
+  readonly trialName: string;
+  /** Katib's TrialConditionType name: `EARLYSTOPPED`, `SUCCEEDED`, ... */
+  readonly condition: string;
+  readonly reason: string;
+  readonly message: string;
+  /** When the status changed, epoch milliseconds. */
+  readonly changedAtMs: number;
+}
+
+/** Katib's `GetObservationLogRequest`, with times already normalized. */
+export interface ObservationQuery {
+  readonly trialName: string;
+  /** `undefined` = every metric of the trial (Katib: empty metric_name). */
+  readonly metricName?: string;
+  /** Inclusive lower bound, normalized; `undefined` = unbounded. */
+  readonly from?: string;
+  /** Inclusive upper bound, normalized; `undefined` = unbounded. */
+  readonly to?: string;
+}
+
+/**
+ * Where observation logs are kept (Katib's `observation_logs` table). Failures are `AppError`s:
+ * `UNAVAILABLE` (retriable) when the store cannot be reached or is closed, `INTERNAL` when it
+ * rejects the data itself (e.g. a missing field forced through a cast).
+ */
+export interface ObservationStore {
+  /**
+   * Applies changes in order in ONE transaction; a change whose eventId was applied before is skipped
+   * (redelivery), also when it appears twice in the same batch. Returns how many changes took effect
+   * (were not skipped). On failure nothing of the batch is applied, eventIds included, so the whole
+   * batch can be retried.
+   */
+  apply(changes: readonly ObservationChange[]): Promise<number>;
+  /**
+   * Logs ordered by time, ties in report order (the order they were applied). An unknown trial, or
+   * nothing matching, gives `[]`.
+   */
+  query(query: ObservationQuery): Promise<MetricLogRow[]>;
+  /** The trial's latest recorded status; `undefined` when none was recorded. */
+  trialStatus(trialName: string): Promise<TrialStatusRecord | undefined>;
+  /** Whether the store holds anything of the trial: a log or a status. */
+  knowsTrial(trialName: string): Promise<boolean>;
+  /** Resolves when the store answers (health). */
+  ping(): Promise<void>;
+  /** Releases connections and files; idempotent. Every call afterwards rejects with UNAVAILABLE. */
+  close(): Promise<void>;
+}
+
+export interface Assignment {
+  readonly name: string;
+  readonly value: string;
+}
+
+export interface EarlyStoppingRuleView {
+  readonly name: string;
+  readonly value: string;
+  readonly comparison: string;
+  readonly startStep: number;
+}
+
+export interface ExperimentView {
+  readonly name: string;
+  readonly algorithm: string;
+  readonly objectiveMetric: string;
+  readonly objectiveType: string;
+  readonly rules: readonly EarlyStoppingRuleView[];
+  readonly trialCount: number;
+  readonly createdAtMs: number;
+  readonly updatedAtMs: number;
+}
+
+export interface TrialView {
+  readonly name: string;
+  readonly experiment: string;
+  /** 1-based order in which the trial appeared in its experiment. */
+  readonly order: number;
+  readonly assignments: readonly Assignment[];
+  /**
+   * The latest status recorded in the observation store (Katib's TrialConditionType name); before
+   * one is, the condition a request listed; '' when neither.
+   */
+  readonly condition: string;
+  readonly reason: string;
+  readonly message: string;
+  readonly statusAtMs: number | null;
+  readonly createdAtMs: number;
+}
+
+export interface TrialWithObjective extends TrialView {
+  /** Best value of the experiment's objective metric (max when maximizing, min when minimizing, else the latest). */
+  readonly bestObjective: number | null;
+  readonly objectivePoints: number;
+}
+
+/**
+ * The read model of experiments and trials (kept by the persistence consumer, read by the web
+ * side). Failures are `AppError`s: `UNAVAILABLE` when the database cannot answer or is closed.
+ */
+export interface ReadModel {
+  /** Every experiment, the most recently updated first. */
+  experiments(): Promise<ExperimentView[]>;
+  experiment(name: string): Promise<ExperimentView | undefined>;
+  /** The experiment's trials in order, with their best objective; `[]` for an unknown experiment. */
+  trials(experiment: string): Promise<TrialWithObjective[]>;
+  trial(name: string): Promise<TrialView | undefined>;
+  /** Names of the experiment's trials (for a live stream's filter). */
+  trialNames(experiment: string): Promise<string[]>;
+}

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import type { UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { DeleteObservationLogReply } from '../../../../proto/gen/api/v1/beta1/DeleteObservationLogReply.ts';
+import type { DeleteObservationLogRequest__Output } from '../../../../proto/gen/api/v1/beta1/DeleteObservationLogRequest.ts';
+import type { GetObservationLogReply } from '../../../../proto/gen/api/v1/beta1/GetObservationLogReply.ts';
+import type { GetObservationLogRequest__Output } from '../../../../proto/gen/api/v1/beta1/GetObservationLogRequest.ts';
+import type { ReportObservationLogReply } from '../../../../proto/gen/api/v1/beta1/ReportObservationLogReply.ts';
+import type { ReportObservationLogRequest__Output } from '../../../../proto/gen/api/v1/beta1/ReportObservationLogRequest.ts';
+import type { EventProducer } from '../../../../shared/bus/producer.ts';
+import { TOPICS } from '../../../../shared/bus/topics.ts';
+import type { Clock } from '../../../../shared/clock.ts';
+import { unary } from '../../../../shared/grpc.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import { toKatibTime } from '../../../../shared/rfc3339.ts';
+import { toQuery } from '../../common/observation-query.ts';
+import type { ObservationStore } from '../../common/ports.ts';
+import type { ReadBarrier } from '../../common/read-barrier.ts';
+import { toDeletedEvent, toReportedEvent } from '../observation-events.ts';
+
+export interface DbManagerDeps {
+  readonly producer: Pick<EventProducer, 'publish'>;
+  readonly store: Pick<ObservationStore, 'query'>;
+  readonly barrier: ReadBarrier;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+const TOPIC = TOPICS.observations.name;
+
+/** api.v1.beta1.DBManager: writes go to Kafka (answered once acknowledged), reads behind the barrier. */
+export function createDbManagerHandlers(deps: DbManagerDeps): UntypedServiceImplementation {
+  const { producer, store, barrier, clock, logger } = deps;
+  return {
+    ReportObservationLog: unary<ReportObservationLogRequest__Output, ReportObservationLogReply>(
+      'DBManager.ReportObservationLog',
+      async (request, { correlationId }) => {
+        const payload = toReportedEvent(request, { eventId: randomUUID(), now: clock.now() });
+        await producer.publish(TOPIC, [
+          {
+            eventType: 'ObservationLogReported',
+            key: request.trial_name,
+            payload,
+            ...(correlationId ? { correlationId } : {}),
+          },
+        ]);
+        return {};
+      },
+      { logger },
+    ),
+    GetObservationLog: unary<GetObservationLogRequest__Output, GetObservationLogReply>(
+      'DBManager.GetObservationLog',
+      async (request) => {
+        const query = toQuery(request);
+        await barrier.waitFor(request.trial_name);
+        const rows = await store.query(query);
+        // Always a (possibly empty) observation_log: Katib's Go callers dereference it.
+        return {
+          observation_log: {
+            metric_logs: rows.map((row) => ({
+              time_stamp: toKatibTime(row.time),
+              metric: { name: row.metricName, value: row.value },
+            })),
+          },
+        };
+      },
+      { logger },
+    ),
+    DeleteObservationLog: unary<DeleteObservationLogRequest__Output, DeleteObservationLogReply>(
+      'DBManager.DeleteObservationLog',
+      async (request, { correlationId }) => {
+        const payload = toDeletedEvent(request.trial_name, { eventId: randomUUID(), now: clock.now() });
+        await producer.publish(TOPIC, [
+          {
+            eventType: 'ObservationLogDeleted',
+            key: request.trial_name,
+            payload,
+            ...(correlationId ? { correlationId } : {}),
+          },
+        ]);
+        return {};
+      },
+      { logger },
+    ),
+  };
+}

@@ -1,0 +1,54 @@
+import type { Registry } from 'prom-client';
+import {
+  type Bus,
+  type EventConsumer,
+  type EventProducer,
+  startEventConsumer,
+  TOPICS,
+} from '../../../../shared/bus/index.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import type { ObservationStore } from '../../common/ports.ts';
+import { toChange } from '../observation-events.ts';
+import { readModelChanges } from '../read-model.ts';
+import type { ReadModelStore } from './read-model-store.ts';
+
+const STORED_TOPICS: ReadonlySet<string> = new Set([TOPICS.observations.name, TOPICS.trialStatus.name]);
+
+/**
+ * The persistence consumer: applies experiment.observations and experiment.trial-status to the
+ * store, a partition's batch per transaction, then commits. A batch comes from one partition of one
+ * topic; `toChange` routes each event by its type. With a read model it also reads
+ * experiment.suggestions and experiment.early-stopping-rules, and keeps the read model's
+ * experiments and trials (a trial's status only in the store, where the read model reads it).
+ */
+export function startPersistenceConsumer(deps: {
+  bus: Bus;
+  producer: EventProducer;
+  store: ObservationStore;
+  readModel?: ReadModelStore;
+  groupId: string;
+  sessionTimeoutMs: number;
+  logger: Logger;
+  registry?: Registry;
+}): Promise<EventConsumer> {
+  const { store, readModel } = deps;
+  return startEventConsumer({
+    bus: deps.bus,
+    producer: deps.producer,
+    logger: deps.logger.child({ component: 'persistence' }),
+    groupId: deps.groupId,
+    topics: [
+      TOPICS.observations.name,
+      TOPICS.trialStatus.name,
+      ...(readModel ? [TOPICS.suggestions.name, TOPICS.earlyStoppingRules.name] : []),
+    ],
+    maxBatchEvents: 1_000,
+    sessionTimeoutMs: deps.sessionTimeoutMs,
+    ...(deps.registry ? { registry: deps.registry } : {}),
+    handle: async (events) => {
+      const stored = events.filter((e) => STORED_TOPICS.has(e.topic));
+      if (stored.length > 0) await store.apply(stored.map(toChange));
+      if (readModel) await readModel.apply(events.flatMap((e) => readModelChanges(e)));
+    },
+  });
+}

@@ -1,0 +1,136 @@
+// The read model's connection and tables (read_experiments, read_trials) beside the observation
+// logs, in the same SQLite file or PostgreSQL schema. One set of statements serves both (`$n`
+// placeholders, upserts with ON CONFLICT): only the table definitions and the connection differ.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import pg from 'pg';
+import { AppError, unavailable } from '../../../../shared/errors.ts';
+
+export interface Sql {
+  run(sql: string, params: readonly unknown[]): Promise<void>;
+  all<T>(sql: string, params: readonly unknown[]): Promise<T[]>;
+  transaction(work: (sql: Sql) => Promise<void>): Promise<void>;
+  close(): Promise<void>;
+}
+
+// read_trials' reason, message and status_at_ms are no longer written (a trial's status is read
+// from the observation store's trial_statuses); they stay so that databases made before still open.
+const SQLITE_TABLES = `
+  CREATE TABLE IF NOT EXISTS read_experiments (
+    name TEXT PRIMARY KEY, algorithm TEXT NOT NULL, objective_metric TEXT NOT NULL,
+    objective_type TEXT NOT NULL, rules TEXT NOT NULL,
+    created_at_ms INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL);
+  CREATE TABLE IF NOT EXISTS read_trials (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, experiment TEXT NOT NULL,
+    assignments TEXT NOT NULL, condition TEXT NOT NULL, reason TEXT NOT NULL, message TEXT NOT NULL,
+    status_at_ms INTEGER, created_at_ms INTEGER NOT NULL);
+  CREATE INDEX IF NOT EXISTS read_trials_experiment ON read_trials (experiment, id);`;
+
+const postgresTables = (s: string): string[] => [
+  `CREATE TABLE IF NOT EXISTS ${s}.read_experiments (
+    name TEXT PRIMARY KEY, algorithm TEXT NOT NULL, objective_metric TEXT NOT NULL,
+    objective_type TEXT NOT NULL, rules TEXT NOT NULL,
+    created_at_ms BIGINT NOT NULL, updated_at_ms BIGINT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS ${s}.read_trials (
+    id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE, experiment TEXT NOT NULL,
+    assignments TEXT NOT NULL, condition TEXT NOT NULL, reason TEXT NOT NULL, message TEXT NOT NULL,
+    status_at_ms BIGINT, created_at_ms BIGINT NOT NULL)`,
+  `CREATE INDEX IF NOT EXISTS read_trials_experiment ON ${s}.read_trials (experiment, id)`,
+];
+
+/** The tables in the SQLite file; the prefix the statements put before a table name is ''. */
+export function openSqliteReadModelSql(file: string): { sql: Sql; prefix: string } {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new DatabaseSync(file);
+  db.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL;');
+  db.exec(SQLITE_TABLES);
+  const numbered = (sql: string) => sql.replace(/\$(\d+)/g, '?$1');
+  const guard = <T>(work: () => T): T => {
+    if (!db.isOpen) throw unavailable('read model: the store is closed');
+    try {
+      return work();
+    } catch (error) {
+      throw error instanceof AppError
+        ? error
+        : unavailable(`read model (sqlite): ${(error as Error).message}`, error);
+    }
+  };
+  let queue: Promise<unknown> = Promise.resolve();
+  const sql: Sql = {
+    run: async (text, params) => guard(() => void db.prepare(numbered(text)).run(...(params as never[]))),
+    all: async <T>(text: string, params: readonly unknown[]) =>
+      guard(() => db.prepare(numbered(text)).all(...(params as never[])) as T[]),
+    // Calls on one connection must not interleave their transactions.
+    transaction: (work) => {
+      const next = queue.then(async () => {
+        guard(() => db.exec('BEGIN IMMEDIATE'));
+        try {
+          await work(sql);
+          guard(() => db.exec('COMMIT'));
+        } catch (error) {
+          if (db.isOpen) db.exec('ROLLBACK');
+          throw error;
+        }
+      });
+      queue = next.catch(() => undefined);
+      return next;
+    },
+    close: async () => {
+      if (db.isOpen) db.close();
+    },
+  };
+  return { sql, prefix: '' };
+}
+
+/** The tables in the PostgreSQL schema (created if missing); the prefix is the quoted schema. */
+export async function openPostgresReadModelSql(options: {
+  url: string;
+  schema: string;
+  poolSize?: number;
+}): Promise<{ sql: Sql; prefix: string }> {
+  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 4 });
+  pool.on('error', () => undefined);
+  const s = pg.escapeIdentifier(options.schema);
+  const wrap = (error: unknown): AppError =>
+    error instanceof AppError
+      ? error
+      : unavailable(`read model (postgres): ${(error as Error).message}`, error);
+  const over = (client: pg.Pool | pg.PoolClient): Sql => ({
+    run: async (text, params) => {
+      await client.query(text, params as unknown[]).catch((e: unknown) => Promise.reject(wrap(e)));
+    },
+    all: async <T>(text: string, params: readonly unknown[]) =>
+      (await client.query(text, params as unknown[]).catch((e: unknown) => Promise.reject(wrap(e))))
+        .rows as T[],
+    // One transaction at a time per process: batches of different partitions touch the same rows
+    // in different orders, which would deadlock. Across processes a deadlock is retried (UNAVAILABLE).
+    transaction: (work) => {
+      const next = queue.then(() => inTransaction(work));
+      queue = next.catch(() => undefined);
+      return next;
+    },
+    close: () => pool.end(),
+  });
+  let queue: Promise<unknown> = Promise.resolve();
+  const inTransaction = async (work: (sql: Sql) => Promise<void>): Promise<void> => {
+    const c = await pool.connect().catch((e: unknown) => Promise.reject(wrap(e)));
+    try {
+      await c.query('BEGIN');
+      await work(over(c));
+      await c.query('COMMIT');
+    } catch (error) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      throw wrap(error);
+    } finally {
+      c.release();
+    }
+  };
+  const sql = over(pool);
+  await sql.transaction(async (tx) => {
+    await tx.run("SELECT pg_advisory_xact_lock(hashtext('backbone read model'))", []);
+    await tx.run(`CREATE SCHEMA IF NOT EXISTS ${s}`, []);
+    for (const statement of postgresTables(s)) await tx.run(statement, []);
+  });
+  return { sql, prefix: `${s}.` };
+}

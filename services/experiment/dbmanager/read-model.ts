@@ -1,0 +1,129 @@
+// The read model of experiments and trials, derived from the events the service publishes: pure
+// functions from an event to the changes a store applies, and the best objective of a trial.
+import type { TypedEvent } from '../../../schemas/gen/events.ts';
+import type { Assignment, EarlyStoppingRuleView } from '../common/ports.ts';
+
+/** One change to the read model; applying the same change again leaves the same state. */
+export type ReadModelChange =
+  | {
+      readonly kind: 'experiment';
+      readonly name: string;
+      /** Empty strings leave what is known unchanged. */
+      readonly algorithm: string;
+      readonly objectiveMetric: string;
+      readonly objectiveType: string;
+      /** Undefined leaves the rules unchanged. */
+      readonly rules?: readonly EarlyStoppingRuleView[];
+      readonly atMs: number;
+    }
+  | {
+      readonly kind: 'trial';
+      readonly name: string;
+      /** Empty leaves the experiment unchanged. */
+      readonly experiment: string;
+      /** Undefined leaves the assignments unchanged. */
+      readonly assignments?: readonly Assignment[];
+      /** The condition a request listed for the trial; shown while the store has no status of it. */
+      readonly listedCondition?: string;
+      readonly atMs: number;
+    };
+
+const ms = (t: Date | number): number => (typeof t === 'number' ? t : t.getTime());
+
+/** The changes an event makes; events that do not concern the read model give none. */
+export function readModelChanges(event: TypedEvent<Date | number>): ReadModelChange[] {
+  switch (event.eventType) {
+    case 'SuggestionsIssued': {
+      const p = event.payload;
+      const atMs = ms(p.occurred_at);
+      const changes: ReadModelChange[] = [
+        {
+          kind: 'experiment',
+          name: p.experiment_name,
+          algorithm: p.algorithm_name,
+          objectiveMetric: p.objective_metric,
+          objectiveType: p.objective_type === 'UNKNOWN' ? '' : p.objective_type,
+          atMs,
+        },
+      ];
+      const listed = [
+        ...p.trials.map((t) => ({ name: t.name, assignments: t.assignments, condition: t.condition })),
+        // PBT names its trials in the reply.
+        ...p.suggestions.map((s) => ({ name: s.trial_name, assignments: s.assignments, condition: '' })),
+      ];
+      for (const t of listed)
+        if (t.name !== '')
+          changes.push({
+            kind: 'trial',
+            name: t.name,
+            experiment: p.experiment_name,
+            assignments: t.assignments,
+            ...(t.condition === '' ? {} : { listedCondition: t.condition }),
+            atMs,
+          });
+      return p.experiment_name === '' ? [] : changes;
+    }
+    case 'EarlyStoppingRulesIssued': {
+      const p = event.payload;
+      if (p.experiment_name === '') return [];
+      const atMs = ms(p.occurred_at);
+      return [
+        {
+          kind: 'experiment',
+          name: p.experiment_name,
+          algorithm: '',
+          objectiveMetric: p.objective_metric,
+          objectiveType: p.objective_type === 'UNKNOWN' ? '' : p.objective_type,
+          rules: p.rules.map((r) => ({
+            name: r.name,
+            value: r.value,
+            comparison: r.comparison,
+            startStep: r.start_step,
+          })),
+          atMs,
+        },
+        ...p.trials
+          .filter((t) => t.name !== '')
+          .map(
+            (t): ReadModelChange => ({
+              kind: 'trial',
+              name: t.name,
+              experiment: p.experiment_name,
+              listedCondition: t.condition,
+              atMs,
+            }),
+          ),
+      ];
+    }
+    case 'TrialStatusChanged': {
+      // The status itself is the observation store's (trial_statuses, written in the same batch):
+      // here only that the trial exists and, when the event says, its experiment.
+      const p = event.payload;
+      return [{ kind: 'trial', name: p.trial_name, experiment: p.experiment_name, atMs: ms(p.occurred_at) }];
+    }
+    default:
+      return [];
+  }
+}
+
+/** Best objective per trial from its objective metric's logs (values that are not numbers are ignored). */
+export function bestObjectives(
+  rows: readonly { readonly trialName: string; readonly value: string }[],
+  objectiveType: string,
+): Map<string, { best: number; points: number }> {
+  const out = new Map<string, { best: number; points: number }>();
+  for (const row of rows) {
+    const value = Number(row.value);
+    if (row.value.trim() === '' || !Number.isFinite(value)) continue;
+    const seen = out.get(row.trialName);
+    if (!seen) {
+      out.set(row.trialName, { best: value, points: 1 });
+      continue;
+    }
+    seen.points++;
+    if (objectiveType === 'MAXIMIZE') seen.best = Math.max(seen.best, value);
+    else if (objectiveType === 'MINIMIZE') seen.best = Math.min(seen.best, value);
+    else seen.best = value;
+  }
+  return out;
+}

@@ -1,0 +1,236 @@
+// The early-stopping judge: rebuilds what it knows from the topics at every start (observations of
+// its partitions from the lookback window, the whole rules and trial-status topics), judges running
+// trials as Katib's metrics collector would, and publishes one TrialStatusChanged per stopped trial.
+//
+// Never two: before publishing, the judge reads experiment.trial-status up to its end (every
+// decision ever published is there, by this or any instance) and skips trials already stopped.
+// It commits no offsets: its state lives in memory and is rebuilt by reading the topics again.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { EarlyStoppingRulesIssuedV1 } from '../../../../schemas/gen/events.ts';
+import {
+  type Bus,
+  type EventProducer,
+  readTopic,
+  TOPICS,
+  type TopicReader,
+} from '../../../../shared/bus/index.ts';
+import type { Clock } from '../../../../shared/clock.ts';
+import { beforeDeadline } from '../../../../shared/deadline.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import { EARLY_STOPPED, earlyStoppedEventId, earlyStoppedPayload } from '../requests.ts';
+import { createTracker, type RulesIssued, type StopDecision } from '../tracker.ts';
+
+export interface EarlyStoppingJudgeOptions {
+  readonly bus: Bus;
+  readonly producer: Pick<EventProducer, 'publish'>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Consumer group sharing experiment.observations among instances (by trial partition). */
+  readonly groupId: string;
+  readonly sessionTimeoutMs: number;
+  /** How long a decision waits for the trial-status reader to reach the topic's end. */
+  readonly catchUpTimeoutMs: number;
+  /**
+   * How far back in experiment.observations the judge starts at each start (0: the beginning). A
+   * trial that reached its rules' step before that is not judged again, so it bounds restart work.
+   */
+  readonly lookbackMs: number;
+  readonly registry?: Registry;
+}
+
+export interface EarlyStoppingJudge {
+  /** Resolves once the observations reader joined its group. */
+  readonly joined: Promise<void>;
+  /** Resolves once the observations on the topic now are judged and the stops they caused published. */
+  settled(timeoutMs: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startEarlyStoppingJudge(
+  options: EarlyStoppingJudgeOptions,
+): Promise<EarlyStoppingJudge> {
+  const { bus, producer, clock } = options;
+  const logger = options.logger.child({ component: 'early-stopping' });
+  const registry = options.registry;
+  const stopped = new Counter({
+    name: 'experiment_early_stopped_trials_total',
+    help: 'Trials this early-stopping judge stopped (TrialStatusChanged published)',
+    registers: registry ? [registry] : [],
+  });
+  const reportsRead = new Counter({
+    name: 'experiment_early_stopping_reports_total',
+    help: 'Observation reports the early-stopping judge has read',
+    registers: registry ? [registry] : [],
+  });
+  new Gauge({
+    name: 'experiment_early_stopping_running_trials',
+    help: 'Running trials the early-stopping judge is watching',
+    registers: registry ? [registry] : [],
+    collect() {
+      this.set(tracker.runningTrials());
+    },
+  });
+  const tracker = createTracker({ maxSamplesPerMetric: 10_000 });
+
+  // The observations reader (started last) and where each trial's reports live.
+  let observations: TopicReader | undefined;
+  const partitionOfTrial = new Map<string, number>();
+  const ownsTrial = (trialName: string): boolean => {
+    const partition = partitionOfTrial.get(trialName);
+    return partition !== undefined && observations?.owns(partition) === true;
+  };
+
+  // Statuses are read from the beginning, not from the observations' window: a stopped trial keeps
+  // reporting until its pod is gone, so reports inside the window can follow a stop published
+  // before it, and judging them without that stop would publish a second one.
+  const statusReader = await readTopic(bus, {
+    topic: TOPICS.trialStatus.name,
+    from: 'beginning',
+    until: 'follow',
+    sessionTimeoutMs: options.sessionTimeoutMs,
+    onEvent: (event) => {
+      if (event.eventType !== 'TrialStatusChanged') return;
+      tracker.onStatus(event.payload.trial_name, event.payload.condition);
+      if (tracker.isFinished(event.payload.trial_name)) partitionOfTrial.delete(event.payload.trial_name);
+    },
+  });
+
+  // Decisions queue up (one per trial) and one flusher publishes them in batches: consuming never
+  // waits for a publish, and the trial-status catch-up is paid once per batch, not per decision.
+  const pending = new Map<string, StopDecision>();
+  let flushing: Promise<void> | undefined;
+  let stopping = false;
+
+  const enqueue = (decisions: readonly StopDecision[]): void => {
+    for (const decision of decisions) pending.set(decision.trialName, decision);
+    if (pending.size > 0 && flushing === undefined) flushing = flush().finally(() => (flushing = undefined));
+  };
+
+  async function flush(): Promise<void> {
+    let delayMs = 100;
+    while (pending.size > 0 && !stopping) {
+      const batch = [...pending.values()];
+      try {
+        await statusReader.caughtUp(options.catchUpTimeoutMs);
+        // Only the instance that owns a trial's partition now publishes its stop: during a
+        // rebalance the former owner may still hold a decision the new owner makes again.
+        const fresh = batch.filter((d) => !tracker.isFinished(d.trialName) && ownsTrial(d.trialName));
+        if (fresh.length > 0) await producer.publish(TOPICS.trialStatus.name, fresh.map(toStatusEvent));
+        for (const decision of batch) {
+          if (pending.get(decision.trialName) === decision) pending.delete(decision.trialName);
+        }
+        for (const decision of fresh) {
+          tracker.onStatus(decision.trialName, EARLY_STOPPED.condition);
+          stopped.inc();
+          logger.info(
+            {
+              trial: decision.trialName,
+              experiment: decision.experimentName,
+              why: decision.verdict.evidence,
+            },
+            'trial early-stopped',
+          );
+        }
+        delayMs = 100;
+      } catch (error) {
+        // Kept in the queue: a decision is never dropped, only delayed until Kafka answers again.
+        logger.warn(
+          { err: error, pending: pending.size, retryInMs: delayMs },
+          'cannot publish stop decisions yet',
+        );
+        await sleep(delayMs);
+        delayMs = Math.min(delayMs * 2, 5_000);
+      }
+    }
+  }
+
+  const toStatusEvent = (decision: StopDecision) => ({
+    eventType: 'TrialStatusChanged' as const,
+    key: decision.trialName,
+    payload: earlyStoppedPayload({
+      eventId: earlyStoppedEventId(decision.trialName),
+      trialName: decision.trialName,
+      experimentName: decision.experimentName,
+      message: `${EARLY_STOPPED.message}: ${decision.verdict.evidence} (medianstop)`,
+      source: 'early-stopping-worker',
+      now: clock.now(),
+    }),
+  });
+
+  const rulesReader = await readTopic(bus, {
+    topic: TOPICS.earlyStoppingRules.name,
+    from: 'beginning',
+    until: 'follow',
+    sessionTimeoutMs: options.sessionTimeoutMs,
+    onEvent: (event) => {
+      if (event.eventType === 'EarlyStoppingRulesIssued')
+        enqueue(tracker.onRules(toRulesIssued(event.payload)));
+    },
+  });
+
+  // The judge commits nothing: each start reads the lookback window again, shared by trial partition.
+  observations = await readTopic(bus, {
+    topic: TOPICS.observations.name,
+    group: options.groupId,
+    from: options.lookbackMs > 0 ? { time: clock.now() - options.lookbackMs } : 'beginning',
+    until: 'follow',
+    sessionTimeoutMs: options.sessionTimeoutMs,
+    onEvent: (event) => {
+      if (event.eventType === 'ObservationLogDeleted') return tracker.onDeleted(event.payload.trial_name);
+      if (event.eventType !== 'ObservationLogReported') return;
+      reportsRead.inc();
+      const { event_id, trial_name, occurred_at, metric_logs } = event.payload;
+      if (!tracker.isFinished(trial_name)) partitionOfTrial.set(trial_name, event.partition);
+      enqueue(
+        tracker.onReport({
+          eventId: event_id,
+          trialName: trial_name,
+          atMs: occurred_at.getTime(),
+          logs: metric_logs.map((log) => ({ metricName: log.metric_name, value: log.value })),
+        }),
+      );
+    },
+  });
+
+  return {
+    joined: observations.joined,
+    async settled(timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      const left = () => Math.max(0, deadline - Date.now());
+      // Rules and statuses first: without them an observation read decides nothing yet.
+      await Promise.all([rulesReader.caughtUp(left()), statusReader.caughtUp(left())]);
+      await observations!.caughtUp(left());
+      while (flushing)
+        await beforeDeadline(
+          flushing,
+          deadline,
+          () => `the early-stopping judge did not publish its stops within ${timeoutMs} ms`,
+        );
+    },
+    async stop() {
+      await observations.stop();
+      await rulesReader.stop();
+      await statusReader.stop();
+      // A decision still queued is made again at the next start (state is rebuilt from the topics).
+      stopping = true;
+      await flushing;
+    },
+  };
+}
+
+function toRulesIssued(payload: EarlyStoppingRulesIssuedV1): RulesIssued {
+  return {
+    experimentName: payload.experiment_name,
+    issuedAtMs: payload.occurred_at.getTime(),
+    objectiveMetric: payload.objective_metric,
+    objectiveType: payload.objective_type,
+    // The schema's UNKNOWN (its default) compares nothing: such a rule cannot stop a trial.
+    rules: payload.rules.flatMap((rule) =>
+      rule.comparison === 'UNKNOWN'
+        ? []
+        : [{ name: rule.name, value: rule.value, comparison: rule.comparison, startStep: rule.start_step }],
+    ),
+    trials: payload.trials,
+  };
+}

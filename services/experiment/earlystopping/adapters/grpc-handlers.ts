@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import type { UntypedServiceImplementation } from '@grpc/grpc-js';
+import type { GetEarlyStoppingRulesReply } from '../../../../proto/gen/api/v1/beta1/GetEarlyStoppingRulesReply.ts';
+import type { GetEarlyStoppingRulesRequest__Output } from '../../../../proto/gen/api/v1/beta1/GetEarlyStoppingRulesRequest.ts';
+import type { SetTrialStatusReply } from '../../../../proto/gen/api/v1/beta1/SetTrialStatusReply.ts';
+import type { SetTrialStatusRequest__Output } from '../../../../proto/gen/api/v1/beta1/SetTrialStatusRequest.ts';
+import type { ValidateEarlyStoppingSettingsReply } from '../../../../proto/gen/api/v1/beta1/ValidateEarlyStoppingSettingsReply.ts';
+import type { ValidateEarlyStoppingSettingsRequest__Output } from '../../../../proto/gen/api/v1/beta1/ValidateEarlyStoppingSettingsRequest.ts';
+import type { EventProducer } from '../../../../shared/bus/producer.ts';
+import { TOPICS } from '../../../../shared/bus/topics.ts';
+import type { Clock } from '../../../../shared/clock.ts';
+import { notFound } from '../../../../shared/errors.ts';
+import { unary } from '../../../../shared/grpc.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import type { ObservationStore } from '../../common/ports.ts';
+import type { ReadBarrier } from '../../common/read-barrier.ts';
+import { medianStopRule } from '../medianstop.ts';
+import {
+  EARLY_STOPPED,
+  earlyStoppedEventId,
+  earlyStoppedPayload,
+  rulesIssuedPayload,
+  toRulesRequest,
+  toSettings,
+  toTrialName,
+} from '../requests.ts';
+import type { CurveReader } from './remote-curves.ts';
+
+export interface EarlyStoppingDeps {
+  readonly producer: Pick<EventProducer, 'publish'>;
+  readonly store: Pick<ObservationStore, 'query' | 'trialStatus' | 'knowsTrial'>;
+  /** Waits for the persistence consumer on experiment.observations (the trial's partition). */
+  readonly observationsBarrier: ReadBarrier;
+  /** Waits for the persistence consumer on experiment.trial-status (the trial's partition). */
+  readonly statusBarrier: ReadBarrier;
+  /** Reads curves from the DBManager at an address (Katib's db_manager_address). */
+  readonly remoteCurves: (address: string) => CurveReader;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/** api.v1.beta1.EarlyStopping: medianstop rules, and trial status changes published on Kafka. */
+export function createEarlyStoppingHandlers(deps: EarlyStoppingDeps): UntypedServiceImplementation {
+  const { producer, store, clock, logger } = deps;
+  const localCurves: CurveReader = async (trialName, metricName) => {
+    await deps.observationsBarrier.waitFor(trialName);
+    return (await store.query({ trialName, metricName })).map((row) => row.value);
+  };
+
+  return {
+    ValidateEarlyStoppingSettings: unary<
+      ValidateEarlyStoppingSettingsRequest__Output,
+      ValidateEarlyStoppingSettingsReply
+    >(
+      'EarlyStopping.ValidateEarlyStoppingSettings',
+      async (request) => {
+        toSettings(request);
+        return {};
+      },
+      { logger },
+    ),
+
+    GetEarlyStoppingRules: unary<GetEarlyStoppingRulesRequest__Output, GetEarlyStoppingRulesReply>(
+      'EarlyStopping.GetEarlyStoppingRules',
+      async (request, { correlationId }) => {
+        const rulesRequest = toRulesRequest(request);
+        const read = rulesRequest.dbManagerAddress
+          ? deps.remoteCurves(rulesRequest.dbManagerAddress)
+          : localCurves;
+        const curves = await Promise.all(
+          rulesRequest.succeeded.map((trial) => read(trial, rulesRequest.objectiveMetric)),
+        );
+        const rule = medianStopRule({
+          objectiveMetric: rulesRequest.objectiveMetric,
+          objectiveType: rulesRequest.objectiveType,
+          settings: rulesRequest.settings,
+          succeededCurves: curves,
+        });
+        const rules = rule ? [rule] : [];
+        await producer.publish(TOPICS.earlyStoppingRules.name, [
+          {
+            eventType: 'EarlyStoppingRulesIssued',
+            key: rulesRequest.experimentName,
+            payload: rulesIssuedPayload(rulesRequest, rules, { eventId: randomUUID(), now: clock.now() }),
+            ...(correlationId ? { correlationId } : {}),
+          },
+        ]);
+        return {
+          early_stopping_rules: rules.map((r) => ({
+            name: r.name,
+            value: r.value,
+            comparison: r.comparison,
+            start_step: r.startStep,
+          })),
+        };
+      },
+      { logger },
+    ),
+
+    SetTrialStatus: unary<SetTrialStatusRequest__Output, SetTrialStatusReply>(
+      'EarlyStopping.SetTrialStatus',
+      async (request, { correlationId }) => {
+        const trialName = toTrialName(request);
+        await Promise.all([
+          deps.observationsBarrier.waitFor(trialName),
+          deps.statusBarrier.waitFor(trialName),
+        ]);
+        if (!(await store.knowsTrial(trialName)))
+          throw notFound(
+            `trial ${trialName} not found: no observation log or status was ever recorded for it`,
+          );
+        // Idempotent: a trial already early-stopped is not announced again.
+        if ((await store.trialStatus(trialName))?.condition === EARLY_STOPPED.condition) return {};
+        await producer.publish(TOPICS.trialStatus.name, [
+          {
+            eventType: 'TrialStatusChanged',
+            key: trialName,
+            payload: earlyStoppedPayload({
+              eventId: earlyStoppedEventId(trialName),
+              trialName,
+              experimentName: '',
+              message: EARLY_STOPPED.message,
+              source: 'SetTrialStatus',
+              now: clock.now(),
+            }),
+            ...(correlationId ? { correlationId } : {}),
+          },
+        ]);
+        return {};
+      },
+      { logger },
+    ),
+  };
+}

@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { bestObjectives, readModelChanges } from '../../../../services/experiment/dbmanager/read-model.ts';
+
+const at = Date.UTC(2026, 0, 1);
+
+describe('readModelChanges', () => {
+  it('SuggestionsIssued: the experiment, and each named trial of the request with its parameters and condition', () => {
+    const changes = readModelChanges({
+      eventType: 'SuggestionsIssued',
+      payload: {
+        event_id: 'e1',
+        occurred_at: at,
+        experiment_name: 'exp',
+        algorithm_name: 'tpe',
+        objective_metric: 'accuracy',
+        objective_type: 'MAXIMIZE',
+        current_request_number: 1,
+        total_request_number: 2,
+        trial_count: 2,
+        completed_trial_count: 1,
+        suggestions: [{ trial_name: '', assignments: [{ name: 'lr', value: '0.1' }], labels: {} }],
+        algorithm_settings: [],
+        trials: [
+          { name: 'exp-a', assignments: [{ name: 'lr', value: '0.2' }], condition: 'SUCCEEDED' },
+          { name: 'exp-b', assignments: [], condition: '' },
+          { name: '', assignments: [], condition: '' },
+        ],
+      },
+    });
+    expect(changes).toEqual([
+      {
+        kind: 'experiment',
+        name: 'exp',
+        algorithm: 'tpe',
+        objectiveMetric: 'accuracy',
+        objectiveType: 'MAXIMIZE',
+        atMs: at,
+      },
+      {
+        kind: 'trial',
+        name: 'exp-a',
+        experiment: 'exp',
+        assignments: [{ name: 'lr', value: '0.2' }],
+        listedCondition: 'SUCCEEDED',
+        atMs: at,
+      },
+      { kind: 'trial', name: 'exp-b', experiment: 'exp', assignments: [], atMs: at },
+    ]);
+  });
+
+  it('SuggestionsIssued: a trial the reply names (PBT) is a trial of the experiment, after the listed ones', () => {
+    const changes = readModelChanges({
+      eventType: 'SuggestionsIssued',
+      payload: {
+        event_id: 'e5',
+        occurred_at: at,
+        experiment_name: 'exp',
+        algorithm_name: 'pbt',
+        objective_metric: 'accuracy',
+        objective_type: 'MAXIMIZE',
+        current_request_number: 1,
+        total_request_number: 2,
+        trial_count: 1,
+        completed_trial_count: 1,
+        suggestions: [{ trial_name: 'exp-next', assignments: [{ name: 'lr', value: '0.3' }], labels: {} }],
+        algorithm_settings: [],
+        trials: [{ name: 'exp-a', assignments: [], condition: 'SUCCEEDED' }],
+      },
+    });
+    expect(changes.slice(1)).toEqual([
+      {
+        kind: 'trial',
+        name: 'exp-a',
+        experiment: 'exp',
+        assignments: [],
+        listedCondition: 'SUCCEEDED',
+        atMs: at,
+      },
+      {
+        kind: 'trial',
+        name: 'exp-next',
+        experiment: 'exp',
+        assignments: [{ name: 'lr', value: '0.3' }],
+        atMs: at,
+      },
+    ]);
+  });
+
+  it('EarlyStoppingRulesIssued: the rules and objective, and the listed trials', () => {
+    const changes = readModelChanges({
+      eventType: 'EarlyStoppingRulesIssued',
+      payload: {
+        event_id: 'e2',
+        occurred_at: new Date(at),
+        experiment_name: 'exp',
+        objective_metric: 'loss',
+        objective_type: 'MINIMIZE',
+        rules: [{ name: 'loss', value: '0.3', comparison: 'GREATER', start_step: 4 }],
+        trials: [{ name: 'exp-a', condition: 'RUNNING' }],
+      },
+    });
+    expect(changes).toEqual([
+      {
+        kind: 'experiment',
+        name: 'exp',
+        algorithm: '',
+        objectiveMetric: 'loss',
+        objectiveType: 'MINIMIZE',
+        rules: [{ name: 'loss', value: '0.3', comparison: 'GREATER', startStep: 4 }],
+        atMs: at,
+      },
+      { kind: 'trial', name: 'exp-a', experiment: 'exp', listedCondition: 'RUNNING', atMs: at },
+    ]);
+  });
+
+  it('TrialStatusChanged: the trial and its experiment, not the status (kept by the observation store); observations change nothing here', () => {
+    expect(
+      readModelChanges({
+        eventType: 'TrialStatusChanged',
+        payload: {
+          event_id: 'e3',
+          occurred_at: at,
+          trial_name: 'exp-a',
+          experiment_name: '',
+          condition: 'EARLYSTOPPED',
+          reason: 'TrialEarlyStopped',
+          message: 'm',
+          source: 'SetTrialStatus',
+        },
+      }),
+    ).toEqual([{ kind: 'trial', name: 'exp-a', experiment: '', atMs: at }]);
+    expect(
+      readModelChanges({
+        eventType: 'ObservationLogReported',
+        payload: { event_id: 'e4', occurred_at: at, trial_name: 'exp-a', metric_logs: [] },
+      }),
+    ).toEqual([]);
+  });
+});
+
+describe('bestObjectives', () => {
+  const rows = [
+    { trialName: 'a', value: '0.5' },
+    { trialName: 'a', value: 'unavailable' },
+    { trialName: 'a', value: '0.9' },
+    { trialName: 'a', value: '0.7' },
+    { trialName: 'b', value: '' },
+  ];
+  it('max when maximizing, min when minimizing, the latest otherwise; text that is no number is left out', () => {
+    expect(bestObjectives(rows, 'MAXIMIZE')).toEqual(new Map([['a', { best: 0.9, points: 3 }]]));
+    expect(bestObjectives(rows, 'MINIMIZE')).toEqual(new Map([['a', { best: 0.5, points: 3 }]]));
+    expect(bestObjectives(rows, '')).toEqual(new Map([['a', { best: 0.7, points: 3 }]]));
+  });
+});
