@@ -6,7 +6,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { EXPERIMENT_NODE_OPTIONS } from '../services/experiment/node-options.ts';
 import { readExperimentSettings } from '../services/experiment/settings.ts';
-import { readRatelimitSettings } from '../services/ratelimit/settings.ts';
+import { readRatelimitSettings } from '../services/ratelimit/settings/index.ts';
 import { TOPICS } from '../shared/bus/topics.ts';
 import type { Env } from '../shared/settings.ts';
 import { build, DIST } from './build.ts';

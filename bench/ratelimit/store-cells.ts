@@ -5,7 +5,7 @@ import type { CounterConnection } from '../../services/ratelimit/adapters/counte
 import { createIoredisConnection } from '../../services/ratelimit/adapters/ioredis-connection.ts';
 import { createRedisClients, parseHostPort } from '../../services/ratelimit/adapters/redis-client.ts';
 import { createRespConnection } from '../../services/ratelimit/adapters/resp-connection.ts';
-import type { RedisConnectionSettings } from '../../services/ratelimit/settings.ts';
+import type { RedisConnectionSettings } from '../../services/ratelimit/settings/redis-connection.ts';
 
 export interface StoreCell {
   readonly client: string;

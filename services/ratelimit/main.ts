@@ -6,13 +6,13 @@ import { boot } from './wiring/boot.ts';
 
 await boot(async (settings, logger, lifecycle) => {
   // Imported on demand: one process never loads what only the other needs.
-  if (settings.ratelimitWorkers <= 1)
+  if (settings.decisionProcesses <= 1)
     await (await import('./wiring/single.ts')).runSingle(settings, logger, lifecycle);
   else
     await (await import('./wiring/primary.ts')).runPrimary(
       settings,
       logger,
       lifecycle,
-      settings.ratelimitWorkers,
+      settings.decisionProcesses,
     );
 });

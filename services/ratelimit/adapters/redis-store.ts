@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import type { CounterIncrement, CounterStore } from '../ports.ts';
-import type { RedisConnectionSettings } from '../settings.ts';
+import type { RedisConnectionSettings } from '../settings/redis-connection.ts';
 import type { CounterConnection } from './counter-connection.ts';
 import { createCounterConnections, describeConnection, type RedisTlsFiles } from './redis-client.ts';
 

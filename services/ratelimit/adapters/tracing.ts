@@ -33,6 +33,7 @@ import {
 import type { Logger } from '../../../shared/logger.ts';
 import type { CounterStore } from '../ports.ts';
 import type { RateLimitService } from '../service.ts';
+import { parseKeyValueList } from '../settings/key-value-list.ts';
 
 export const DECISION_SPAN = 'ShouldRateLimit Execution';
 
@@ -67,14 +68,11 @@ const metadataGetter: TextMapGetter<Metadata> = {
   },
 };
 
-/** `k=v,k=v` (OTEL_EXPORTER_OTLP_HEADERS), values URL-decoded as the specification says. */
+/** `k=v,k=v` (OTEL_EXPORTER_OTLP_HEADERS), values URL-decoded as the specification says; bad pairs skipped. */
 function otlpHeaders(text: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const pair of (text ?? '').split(',')) {
-    const at = pair.indexOf('=');
-    if (at <= 0) continue;
-    out[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
-  }
+  for (const [key, value] of parseKeyValueList(text ?? '', '=').pairs)
+    out[decodeURIComponent(key)] = decodeURIComponent(value);
   return out;
 }
 

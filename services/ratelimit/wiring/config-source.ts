@@ -7,7 +7,7 @@ import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { createFileProvider } from '../adapters/file-provider.ts';
 import type { ConfigFile, RateLimitConfig } from '../config/index.ts';
-import type { RatelimitSettings } from '../settings.ts';
+import type { RatelimitSettings } from '../settings/index.ts';
 
 export interface FoundConfig {
   readonly files: readonly ConfigFile[];

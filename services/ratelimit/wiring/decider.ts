@@ -27,7 +27,8 @@ import { createOverLimitCache, type OverLimitCache } from '../domain/local-cache
 import type { StatsStore } from '../domain/stats.ts';
 import type { CounterStore } from '../ports.ts';
 import { createRateLimitService } from '../service.ts';
-import { type RatelimitSettings, redisConnection } from '../settings.ts';
+import type { RatelimitSettings } from '../settings/index.ts';
+import { redisConnection } from '../settings/redis-connection.ts';
 
 export interface Decider {
   readonly health: HealthState;

@@ -16,7 +16,7 @@ import { createDebugHandler } from '../adapters/debug-server.ts';
 import { startHttpServer } from '../adapters/http-server.ts';
 import { createConfigRuntime } from '../config-runtime.ts';
 import { createStatsStore, SERVICE_STATS } from '../domain/stats.ts';
-import type { RatelimitSettings } from '../settings.ts';
+import type { RatelimitSettings } from '../settings/index.ts';
 import { type FoundConfig, startConfigSource } from './config-source.ts';
 import { isWorkerMessage, type PrimaryMessage } from './messages.ts';
 
@@ -87,7 +87,7 @@ export async function runPrimary(
 
   const execArgv = [
     ...process.execArgv,
-    ...settings.ratelimitWorkerNodeOptions.split(/\s+/).filter((o) => o !== ''),
+    ...settings.decisionProcessNodeOptions.split(/\s+/).filter((o) => o !== ''),
   ];
   cluster.setupPrimary({ exec: WORKER_ENTRY, execArgv });
   const workerEnv = await primeCompileCache(execArgv, logger);

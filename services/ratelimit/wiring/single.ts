@@ -6,7 +6,7 @@ import { createDebugHandler, statsLines } from '../adapters/debug-server.ts';
 import { startHttpServer } from '../adapters/http-server.ts';
 import { createConfigRuntime } from '../config-runtime.ts';
 import { createStatsStore } from '../domain/stats.ts';
-import type { RatelimitSettings } from '../settings.ts';
+import type { RatelimitSettings } from '../settings/index.ts';
 import { startConfigSource } from './config-source.ts';
 import { type Decider, startDecider } from './decider.ts';
 

@@ -9,7 +9,7 @@ import { createMetricsRegistry } from '../../../shared/metrics.ts';
 import { statsLines } from '../adapters/debug-server.ts';
 import { createConfigRuntime } from '../config-runtime.ts';
 import { createStatsStore, SERVICE_STATS } from '../domain/stats.ts';
-import type { RatelimitSettings } from '../settings.ts';
+import type { RatelimitSettings } from '../settings/index.ts';
 import { type Decider, startDecider } from './decider.ts';
 import { isPrimaryMessage, type WorkerMessage } from './messages.ts';
 

@@ -5,7 +5,7 @@
 import type { Logger } from '../../../shared/logger.ts';
 import { startXdsClient, type XdsClient } from '../adapters/xds-client.ts';
 import { isConfigError, loadConfig } from '../config/index.ts';
-import type { RatelimitSettings } from '../settings.ts';
+import type { RatelimitSettings } from '../settings/index.ts';
 import type { FoundConfig } from './config-source.ts';
 
 export function startXdsSource(options: {

@@ -5,7 +5,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRatelimitSettings } from '../../../services/ratelimit/settings.ts';
+import { readRatelimitSettings } from '../../../services/ratelimit/settings/index.ts';
 import { SettingsError } from '../../../shared/settings.ts';
 
 const problemsOf = (env: Record<string, string>): string[] => {
