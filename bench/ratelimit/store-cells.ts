@@ -1,10 +1,10 @@
 // The Redis counter store's connection alone, in this process: 100 concurrent decisions, each one
 // pipeline of INCRBY + EXPIRE, through the lean RESP connection and through ioredis, against the
 // real Redis. What the lean connection saves per decision, without HTTP, gRPC or a second process.
-import type { CounterConnection } from '../../services/ratelimit/adapters/counter-connection.ts';
-import { createIoredisConnection } from '../../services/ratelimit/adapters/ioredis-connection.ts';
-import { createRedisClients, parseHostPort } from '../../services/ratelimit/adapters/redis-client.ts';
-import { createRespConnection } from '../../services/ratelimit/adapters/resp-connection.ts';
+import type { CounterConnection } from '../../services/ratelimit/adapters/redis/counter-connection.ts';
+import { createIoredisConnection } from '../../services/ratelimit/adapters/redis/ioredis-connection.ts';
+import { createRedisClients, parseHostPort } from '../../services/ratelimit/adapters/redis/redis-client.ts';
+import { createRespConnection } from '../../services/ratelimit/adapters/redis/resp-connection.ts';
 import type { RedisConnectionSettings } from '../../services/ratelimit/settings/redis-connection.ts';
 
 export interface StoreCell {

@@ -4,8 +4,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { credentials, type ServiceError } from '@grpc/grpc-js';
-import { RLS_PROTO, RLS_SERVICE } from '../../services/ratelimit/adapters/grpc-handlers.ts';
-import type { WireRequest, WireResponse } from '../../services/ratelimit/adapters/wire.ts';
+import { RLS_PROTO, RLS_SERVICE } from '../../services/ratelimit/adapters/grpc/grpc-handlers.ts';
+import type { WireRequest, WireResponse } from '../../services/ratelimit/adapters/grpc/wire.ts';
 import { HEALTH_PROTO, loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
 import { freePort } from './experiment-server.ts';
 import { testKafkaClient } from './kafka.ts';

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { type ChannelCredentials, credentials, type ServiceError, status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { RLS_PROTO, RLS_SERVICE } from '../../services/ratelimit/adapters/grpc-handlers.ts';
-import type { WireResponse } from '../../services/ratelimit/adapters/wire.ts';
+import { RLS_PROTO, RLS_SERVICE } from '../../services/ratelimit/adapters/grpc/grpc-handlers.ts';
+import type { WireResponse } from '../../services/ratelimit/adapters/grpc/wire.ts';
 import { HEALTH_PROTO, loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
 import {
   createRuntimeFolder,

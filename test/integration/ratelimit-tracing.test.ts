@@ -6,8 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { RLS_PROTO, RLS_SERVICE } from '../../services/ratelimit/adapters/grpc-handlers.ts';
-import type { WireResponse } from '../../services/ratelimit/adapters/wire.ts';
+import { RLS_PROTO, RLS_SERVICE } from '../../services/ratelimit/adapters/grpc/grpc-handlers.ts';
+import type { WireResponse } from '../../services/ratelimit/adapters/grpc/wire.ts';
 import { loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.ts';
 import {

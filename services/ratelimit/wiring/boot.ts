@@ -3,7 +3,7 @@
 import { createLifecycle, type Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { SettingsError } from '../../../shared/settings.ts';
-import { createRatelimitLogger } from '../adapters/logging.ts';
+import { createRatelimitLogger } from '../adapters/telemetry/logging.ts';
 import { type RatelimitSettings, readRatelimitSettings } from '../settings/index.ts';
 
 export async function boot(

@@ -5,7 +5,7 @@
 import type { EventProducer } from '../../../shared/bus/index.ts';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
-import { createFileProvider } from '../adapters/file-provider.ts';
+import { createFileProvider } from '../adapters/config/file-provider.ts';
 import type { ConfigFile, RateLimitConfig } from '../config/index.ts';
 import type { RatelimitSettings } from '../settings/index.ts';
 
@@ -37,7 +37,7 @@ export async function startConfigSource(options: {
   const kafka = usesKafka
     ? {
         ...(await import('../../../shared/bus/index.ts')),
-        ...(await import('../adapters/config-bus.ts')),
+        ...(await import('../adapters/config/config-bus.ts')),
       }
     : undefined;
   let connectProducer: () => Promise<EventProducer> = () => Promise.reject(new Error('Kafka is not used'));

@@ -13,15 +13,15 @@ import {
 } from '../../../shared/grpc.ts';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
-import { createCallTimer, type TimingSink } from '../adapters/call-stats.ts';
-import { createRateLimitHandlers, RLS_PROTO, RLS_SERVICE } from '../adapters/grpc-handlers.ts';
-import { createHealthState, type HealthComponent, type HealthState } from '../adapters/health.ts';
-import { createHttpHandler, startHttpServer } from '../adapters/http-server.ts';
-import { createMemcachedCounterStore } from '../adapters/memcached-store.ts';
-import { registerPrometheusStats } from '../adapters/prometheus.ts';
-import { createRedisCounterStore, type RedisCounterStore } from '../adapters/redis-store.ts';
-import { startStatsdSink } from '../adapters/statsd-sink.ts';
-import { grpcServerCredentials } from '../adapters/tls-credentials.ts';
+import { createRateLimitHandlers, RLS_PROTO, RLS_SERVICE } from '../adapters/grpc/grpc-handlers.ts';
+import { grpcServerCredentials } from '../adapters/grpc/tls-credentials.ts';
+import { createHttpHandler, startHttpServer } from '../adapters/http/http-server.ts';
+import { createMemcachedCounterStore } from '../adapters/memcached/memcached-store.ts';
+import { createRedisCounterStore, type RedisCounterStore } from '../adapters/redis/redis-store.ts';
+import { createCallTimer, type TimingSink } from '../adapters/telemetry/call-stats.ts';
+import { createHealthState, type HealthComponent, type HealthState } from '../adapters/telemetry/health.ts';
+import { registerPrometheusStats } from '../adapters/telemetry/prometheus.ts';
+import { startStatsdSink } from '../adapters/telemetry/statsd-sink.ts';
 import type { ConfigRuntime } from '../config-runtime.ts';
 import { createOverLimitCache, type OverLimitCache } from '../domain/local-cache.ts';
 import type { StatsStore } from '../domain/stats.ts';
@@ -128,8 +128,10 @@ export async function startDecider(options: {
 
   // Tracing (TRACING_ENABLED): loaded and wrapped around the decision path only when on.
   const tracing = settings.tracingEnabled
-    ? await (await import('../adapters/tracing.ts')).tracingFromSettings(settings, logger, (name, stop) =>
-        lifecycle.onStop(name, stop),
+    ? await (await import('../adapters/telemetry/tracing.ts')).tracingFromSettings(
+        settings,
+        logger,
+        (name, stop) => lifecycle.onStop(name, stop),
       )
     : undefined;
   const service = createRateLimitService({

@@ -2,8 +2,8 @@
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { createMetricsRegistry } from '../../../shared/metrics.ts';
-import { createDebugHandler, statsLines } from '../adapters/debug-server.ts';
-import { startHttpServer } from '../adapters/http-server.ts';
+import { createDebugHandler, statsLines } from '../adapters/http/debug-server.ts';
+import { startHttpServer } from '../adapters/http/http-server.ts';
 import { createConfigRuntime } from '../config-runtime.ts';
 import { createStatsStore } from '../domain/stats.ts';
 import type { RatelimitSettings } from '../settings/index.ts';

@@ -6,7 +6,7 @@ import { AggregatorRegistry } from 'prom-client';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { createMetricsRegistry } from '../../../shared/metrics.ts';
-import { statsLines } from '../adapters/debug-server.ts';
+import { statsLines } from '../adapters/http/debug-server.ts';
 import { createConfigRuntime } from '../config-runtime.ts';
 import { createStatsStore, SERVICE_STATS } from '../domain/stats.ts';
 import type { RatelimitSettings } from '../settings/index.ts';

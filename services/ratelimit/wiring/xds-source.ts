@@ -3,7 +3,7 @@
 // to `deliver` like a set of files read from the runtime folder (source `xds`), which applies them
 // and publishes them on ratelimit.config.
 import type { Logger } from '../../../shared/logger.ts';
-import { startXdsClient, type XdsClient } from '../adapters/xds-client.ts';
+import { startXdsClient, type XdsClient } from '../adapters/config/xds-client.ts';
 import { isConfigError, loadConfig } from '../config/index.ts';
 import type { RatelimitSettings } from '../settings/index.ts';
 import type { FoundConfig } from './config-source.ts';

@@ -6,7 +6,7 @@ import {
   connectRetryDelayMs,
   rateLimitConfigToFile,
   rateLimitConfigType,
-} from '../../../services/ratelimit/adapters/xds-client.ts';
+} from '../../../services/ratelimit/adapters/config/xds-client.ts';
 import { loadConfig } from '../../../services/ratelimit/config/index.ts';
 
 const encode = (resource: Record<string, unknown>): Uint8Array => {

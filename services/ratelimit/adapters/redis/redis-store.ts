@@ -2,10 +2,10 @@
 // per store (the per-second store for SECOND limits when REDIS_PERSECOND is on), or, with
 // REDIS_PIPELINE_WINDOW, the commands of many decisions in one pipeline (implicit pipelining).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AppError } from '../../../shared/errors.ts';
-import type { Logger } from '../../../shared/logger.ts';
-import type { CounterIncrement, CounterStore } from '../ports.ts';
-import type { RedisConnectionSettings } from '../settings/redis-connection.ts';
+import { AppError } from '../../../../shared/errors.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import type { CounterIncrement, CounterStore } from '../../ports.ts';
+import type { RedisConnectionSettings } from '../../settings/redis-connection.ts';
 import type { CounterConnection } from './counter-connection.ts';
 import { createCounterConnections, describeConnection, type RedisTlsFiles } from './redis-client.ts';
 

@@ -1,6 +1,6 @@
 // ratelimit_server.<Method>.total_requests and .response_time (integer milliseconds), as
 // envoyproxy/ratelimit's gRPC interceptor counts them.
-import type { Counter, StatsStore } from '../domain/stats.ts';
+import type { Counter, StatsStore } from '../../domain/stats.ts';
 
 export interface CallTimer {
   /** A start mark (high-resolution milliseconds). */

@@ -1,8 +1,8 @@
 // Health as envoyproxy/ratelimit tracks it (server/health.go): healthy while every component is.
 // `redis` follows the store's connection, `sigterm` turns false on shutdown, `config` counts only
 // with HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED. Drives /healthcheck and grpc.health.v1 `ratelimit`.
-import type { HealthService } from '../../../shared/grpc.ts';
-import type { Logger } from '../../../shared/logger.ts';
+import type { HealthService } from '../../../../shared/grpc.ts';
+import type { Logger } from '../../../../shared/logger.ts';
 
 export type HealthComponent = 'redis' | 'sigterm' | 'config';
 

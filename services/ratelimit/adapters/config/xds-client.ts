@@ -10,9 +10,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type ClientDuplexStream, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
-import { loadPackageDefinition, lookupService, PROTO_ROOT } from '../../../shared/grpc.ts';
-import type { Logger } from '../../../shared/logger.ts';
-import type { ConfigFile, MetadataValue } from '../config/index.ts';
+import { loadPackageDefinition, lookupService, PROTO_ROOT } from '../../../../shared/grpc.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import type { ConfigFile, MetadataValue } from '../../config/index.ts';
 
 export const RLS_CONFIG_TYPE_URL = 'type.googleapis.com/ratelimit.config.ratelimit.v3.RateLimitConfig';
 export const ADS_PROTO = 'envoy/service/discovery/v3/ads.proto';

@@ -3,7 +3,7 @@
 // as integers straight from the bytes. Redis answers in order, so a FIFO of waiting pipelines is
 // the whole bookkeeping. ioredis stays for sentinel, cluster and TLS.
 import { connect, type Socket } from 'node:net';
-import type { CounterIncrement } from '../ports.ts';
+import type { CounterIncrement } from '../../ports.ts';
 import type { ConnectionEvents, CounterConnection } from './counter-connection.ts';
 import { retryDelayMs } from './counter-connection.ts';
 import { createRespReader } from './resp-reader.ts';

@@ -2,9 +2,9 @@
 // (unknown fields, wrong types and bad JSON are errors; both the JSON and the proto field names
 // are accepted), and the response as protojson writes it (camelCase, enums by name, defaults left
 // out, durations as "58s").
-import { AppError } from '../../../shared/errors.ts';
-import type { Decision, DescriptorStatus } from '../domain/decision.ts';
-import type { WireDescriptor, WireEntry, WireRequest } from './wire.ts';
+import { AppError } from '../../../../shared/errors.ts';
+import type { Decision, DescriptorStatus } from '../../domain/decision.ts';
+import type { WireDescriptor, WireEntry, WireRequest } from '../grpc/wire.ts';
 
 const UINT32_MAX = 4_294_967_295;
 const UNIT_NUMBERS: Readonly<Record<number, string>> = {

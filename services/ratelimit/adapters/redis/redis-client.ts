@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import type { RedisConnectionSettings } from '../settings/redis-connection.ts';
+import type { RedisConnectionSettings } from '../../settings/redis-connection.ts';
 import { type ConnectionEvents, type CounterConnection, retryDelayMs } from './counter-connection.ts';
 import { createIoredisConnection } from './ioredis-connection.ts';
 import { createRespConnection } from './resp-connection.ts';

@@ -6,8 +6,8 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Logger } from '../../../shared/logger.ts';
-import type { ConfigFile } from '../config/index.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import type { ConfigFile } from '../../config/index.ts';
 
 export interface FileProviderOptions {
   readonly root: string;

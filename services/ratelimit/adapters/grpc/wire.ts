@@ -1,9 +1,9 @@
 // Between the RLS v3 messages (as @grpc/proto-loader gives them: field names as written, enums
 // and 64-bit integers as strings) and the service's request and decision.
-import { AppError } from '../../../shared/errors.ts';
-import type { MetadataValue, Unit } from '../config/index.ts';
-import type { Decision, DecisionRequest, DescriptorInput, DescriptorStatus } from '../domain/decision.ts';
-import type { Struct } from '../domain/dynamic-metadata.ts';
+import { AppError } from '../../../../shared/errors.ts';
+import type { MetadataValue, Unit } from '../../config/index.ts';
+import type { Decision, DecisionRequest, DescriptorInput, DescriptorStatus } from '../../domain/decision.ts';
+import type { Struct } from '../../domain/dynamic-metadata.ts';
 
 export interface WireEntry {
   key: string;

@@ -5,10 +5,10 @@
 
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { RateLimitConfigPublishedV1 } from '../../../schemas/gen/events.ts';
-import { type Bus, type EventProducer, readTopic, TOPICS } from '../../../shared/bus/index.ts';
-import type { Logger } from '../../../shared/logger.ts';
-import type { ConfigFile } from '../config/index.ts';
+import type { RateLimitConfigPublishedV1 } from '../../../../schemas/gen/events.ts';
+import { type Bus, type EventProducer, readTopic, TOPICS } from '../../../../shared/bus/index.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import type { ConfigFile } from '../../config/index.ts';
 
 export const CONFIG_PUBLISHED = 'RateLimitConfigPublished' as const;
 

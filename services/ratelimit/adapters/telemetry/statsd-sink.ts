@@ -2,8 +2,8 @@
 // deltas (`name:3|c`), gauges as `name:5|g` and a sample of response times as `name:2|ms|@0.1`.
 // EXTRA_TAGS are appended to every name as `.__key=value` (sorted by key), as gostats does.
 import { createSocket, type Socket } from 'node:dgram';
-import type { Logger } from '../../../shared/logger.ts';
-import type { Counter, StatsStore } from '../domain/stats.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import type { Counter, StatsStore } from '../../domain/stats.ts';
 import type { TimingSink } from './call-stats.ts';
 
 /** Lines per datagram stay under a typical MTU. */

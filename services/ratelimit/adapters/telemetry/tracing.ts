@@ -30,10 +30,10 @@ import {
   TraceIdRatioBasedSampler,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
-import type { Logger } from '../../../shared/logger.ts';
-import type { CounterStore } from '../ports.ts';
-import type { RateLimitService } from '../service.ts';
-import { parseKeyValueList } from '../settings/key-value-list.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import type { CounterStore } from '../../ports.ts';
+import type { RateLimitService } from '../../service.ts';
+import { parseKeyValueList } from '../../settings/key-value-list.ts';
 
 export const DECISION_SPAN = 'ShouldRateLimit Execution';
 

@@ -12,7 +12,7 @@ import {
   type ServerInterceptor,
   status,
 } from '@grpc/grpc-js';
-import type { Logger } from '../../../shared/logger.ts';
+import type { Logger } from '../../../../shared/logger.ts';
 
 export interface GrpcTlsFiles {
   readonly certFile: string;

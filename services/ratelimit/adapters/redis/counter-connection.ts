@@ -1,6 +1,6 @@
 // One connection of the Redis counter store, whichever client drives it: the lean RESP connection
 // (single node over TCP or a unix socket) or ioredis (sentinel, cluster, TLS).
-import type { CounterIncrement } from '../ports.ts';
+import type { CounterIncrement } from '../../ports.ts';
 
 export interface CounterConnection {
   /** Connected, and answered its ready check; a connection that is not ready refuses at once. */

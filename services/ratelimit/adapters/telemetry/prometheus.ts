@@ -2,7 +2,7 @@
 // (ratelimit_service_rate_limit_total_hits{domain,key1,key2}, ...), read from the stats store at
 // scrape time, plus what only this implementation has (config version, Redis round trips).
 import { Gauge, Histogram, Counter as PromCounter, type Registry } from 'prom-client';
-import { RULE_STATS, SERVICE_STATS, type StatsStore } from '../domain/stats.ts';
+import { RULE_STATS, SERVICE_STATS, type StatsStore } from '../../domain/stats.ts';
 import type { TimingSink } from './call-stats.ts';
 
 export interface PrometheusStats extends TimingSink {}

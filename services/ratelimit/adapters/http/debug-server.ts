@@ -5,9 +5,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Session } from 'node:inspector/promises';
 import { getHeapSnapshot } from 'node:v8';
 import type { Registry } from 'prom-client';
-import type { Logger } from '../../../shared/logger.ts';
-import type { RateLimitConfig } from '../config/index.ts';
-import type { StatsStore } from '../domain/stats.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import type { RateLimitConfig } from '../../config/index.ts';
+import type { StatsStore } from '../../domain/stats.ts';
 
 export const DEBUG_ENDPOINTS: Readonly<Record<string, string>> = {
   '/debug/pprof/': 'root of various pprof endpoints. hit for help.',

@@ -3,8 +3,8 @@
 // follow without being waited for (add for a key not found, incr otherwise). Failures
 // are logged and count as 0: memcached fails open.
 import { promises as dns } from 'node:dns';
-import type { Logger } from '../../../shared/logger.ts';
-import type { CounterIncrement, CounterStore } from '../ports.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import type { CounterIncrement, CounterStore } from '../../ports.ts';
 import { createMemcacheClient } from './memcache-client.ts';
 
 /** memcached reads an expiration above 30 days as a Unix time, not a number of seconds. */

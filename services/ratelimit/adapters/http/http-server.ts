@@ -1,13 +1,13 @@
 // The HTTP listener (PORT, default 8080): POST /json decides (200 OK, 429 OVER_LIMIT, protojson
 // body; any failure 400 `Bad Request`), /healthcheck answers 200 `OK` or 500, the rest 404.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { causedByService, toAppError } from '../../../shared/errors.ts';
-import { type HttpListener, startHttpListener } from '../../../shared/http-listener.ts';
-import type { Logger } from '../../../shared/logger.ts';
-import type { RateLimitService } from '../service.ts';
-import type { HealthState } from './health.ts';
+import { causedByService, toAppError } from '../../../../shared/errors.ts';
+import { type HttpListener, startHttpListener } from '../../../../shared/http-listener.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import type { RateLimitService } from '../../service.ts';
+import { fromWireRequest } from '../grpc/wire.ts';
+import type { HealthState } from '../telemetry/health.ts';
 import { parseJsonRequest, toJsonResponse } from './json-codec.ts';
-import { fromWireRequest } from './wire.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
