@@ -1,6 +1,6 @@
 // `npm run build` and what `npm start` runs from it (built here into .build/test, so a running
 // `npm start` keeps its dist/): the experiment service with a
-// suggestion worker thread, and the rate limit service with two cluster workers. Both load files by
+// suggestion worker thread, and the rate limit service with two decision processes. Both load files by
 // path at run time (.proto, .avsc, worker entries), which only a run of the build proves.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -29,7 +29,7 @@ describe('the build', () => {
     for (const file of [
       'services/experiment/main.js',
       'services/experiment/adapters/suggestion-worker.js',
-      'services/ratelimit/worker-main.js',
+      'services/ratelimit/decision-process-main.js',
       'proto/api/v1beta1/api.proto',
       'schemas/observation-log-reported.v1.avsc',
       'services/experiment/web/index.html',
@@ -96,7 +96,7 @@ describe('the build', () => {
     }
   });
 
-  it('runs the rate limit service with two workers', async () => {
+  it('runs the rate limit service with two decision processes', async () => {
     const domain = `build${randomBytes(4).toString('hex')}`;
     const runtime = await createRuntimeFolder({
       'build.yaml': `domain: ${domain}\ndescriptors:\n  - key: k\n    rate_limit:\n      unit: hour\n      requests_per_unit: 1\n`,

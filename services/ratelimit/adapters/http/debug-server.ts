@@ -32,7 +32,7 @@ export function* statsLines(
 
 export function createDebugHandler(deps: {
   config: () => RateLimitConfig | undefined;
-  /** /stats: every counter and gauge of the instance (all its workers). */
+  /** /stats: every counter and gauge of the instance (all its decision processes). */
   stats: () => Promise<Iterable<[string, number]>>;
   /** /metrics: the instance's Prometheus text. */
   registry: Pick<Registry, 'metrics' | 'contentType'>;

@@ -1,24 +1,14 @@
-// The fleet's configuration on Kafka: a configuration that loaded cleanly is published whole on
-// the compacted `ratelimit.config` topic, keyed by fleet (CONFIG_KAFKA_KEY), and every instance
-// reads the topic from the beginning in a group of its own, so each sees every configuration and
-// applies the latest of its fleet at once.
+// The fleet's configuration on Kafka (CONFIG_KAFKA_PUBLISH): a configuration the runtime folder or
+// the xDS server gave, once loaded cleanly, is published whole on the compacted ratelimit.config
+// topic, keyed by fleet (CONFIG_KAFKA_KEY), for ./kafka-source.ts to read in every instance.
 
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { RateLimitConfigPublishedV1 } from '../../../../schemas/gen/events.ts';
-import { type Bus, type EventProducer, readTopic, TOPICS } from '../../../../shared/bus/index.ts';
+import { type EventProducer, TOPICS } from '../../../../shared/bus/index.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { ConfigFile } from '../../config/index.ts';
 
 export const CONFIG_PUBLISHED = 'RateLimitConfigPublished' as const;
-
-export interface PublishedConfig {
-  readonly version: string;
-  readonly files: readonly ConfigFile[];
-  readonly mergeDomainConfig: boolean;
-  readonly publisher: string;
-  readonly publishedAt: Date;
-}
 
 export interface ConfigPublisher {
   /** Resolves once the broker acknowledged the configuration. */
@@ -54,63 +44,6 @@ export function createConfigPublisher(options: {
       ]);
     },
   };
-}
-
-/** The configuration an event carries, or undefined when it is another fleet's. */
-export function publishedConfigOf(
-  payload: RateLimitConfigPublishedV1,
-  fleet: string,
-): PublishedConfig | undefined {
-  if (payload.fleet !== fleet) return undefined;
-  return {
-    version: payload.version,
-    files: payload.files.map((f) => ({ name: f.name, text: f.text })),
-    mergeDomainConfig: payload.merge_domain_config,
-    publisher: payload.publisher,
-    publishedAt: payload.published_at,
-  };
-}
-
-export interface ConfigSubscription {
-  stop(): Promise<void>;
-}
-
-/**
- * Follows the topic from its beginning and calls `apply` with the latest configuration of the
- * fleet: configurations read together (a start's backlog, a burst) are superseded by the last one,
- * so only that one is loaded. `apply` must not throw for a configuration that does not load: that
- * is counted and logged by the caller.
- */
-export async function subscribeToConfigs(options: {
-  bus: Bus;
-  fleet: string;
-  topic?: string;
-  apply: (config: PublishedConfig) => void;
-}): Promise<ConfigSubscription> {
-  let latest: PublishedConfig | undefined;
-  let scheduled = false;
-  // After the events in hand (setImmediate runs once the current fetch has been handed over).
-  const applyLatest = () => {
-    scheduled = false;
-    const config = latest;
-    latest = undefined;
-    if (config !== undefined) options.apply(config);
-  };
-  const reader = await readTopic(options.bus, {
-    topic: options.topic ?? TOPICS.ratelimitConfig.name,
-    from: 'beginning',
-    until: 'follow',
-    maxWaitMs: 500,
-    onEvent: (event) => {
-      if (event.eventType !== CONFIG_PUBLISHED) return;
-      latest = publishedConfigOf(event.payload, options.fleet) ?? latest;
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(applyLatest);
-      }
-    },
-  });
-  return { stop: () => reader.stop() };
 }
 
 export interface LatestConfigPublisher {
