@@ -1,13 +1,13 @@
 // The Redis counter store: per decision, INCRBY + EXPIRE of every key in one pipelined round trip
-// per store (the per-second store for SECOND limits when REDIS_PERSECOND is on), or, with
-// REDIS_PIPELINE_WINDOW, the commands of many decisions in one pipeline (implicit pipelining).
+// per store (the per-second store for SECOND limits when REDIS_PERSECOND is on; each store a pool,
+// ./connection-pool.ts), and the wait for Redis at start-up.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../../../../shared/errors.ts';
 import type { Logger } from '../../../../shared/logger.ts';
-import type { CounterIncrement, CounterStore } from '../../ports.ts';
+import type { CounterStore } from '../../ports.ts';
 import type { RedisConnectionSettings } from '../../settings/redis-connection.ts';
-import type { CounterConnection } from './counter-connection.ts';
-import { createCounterConnections, describeConnection, type RedisTlsFiles } from './redis-client.ts';
+import { createConnectionPool, type Pool } from './connection-pool.ts';
+import { describeConnection, type RedisTlsFiles } from './redis-client.ts';
 
 export interface RedisStoreOptions {
   readonly main: RedisConnectionSettings;
@@ -29,22 +29,12 @@ export interface RedisCounterStore extends CounterStore {
   roundTrips(): number;
 }
 
-const redisError = (message: string, cause?: unknown): AppError =>
-  new AppError('UNKNOWN', message, { cause, retriable: true });
-
-/** One pool of connections and its (optional) implicit-pipelining queue. */
-interface Pool {
-  readonly connection: RedisConnectionSettings;
-  readonly connections: CounterConnection[];
-  send(items: readonly CounterIncrement[]): Promise<number[]>;
-}
-
 export function createRedisCounterStore(options: RedisStoreOptions): RedisCounterStore {
   const { logger, expirationJitterMaxSeconds } = options;
   const random = options.random ?? Math.random;
   let roundTrips = 0;
   let lastHealthy: boolean | undefined;
-  const watchdogs: NodeJS.Timeout[] = [];
+  const stops: Array<() => void> = [];
 
   const expiry = (windowSeconds: number): number =>
     windowSeconds + Math.floor(random() * expirationJitterMaxSeconds);
@@ -57,81 +47,18 @@ export function createRedisCounterStore(options: RedisStoreOptions): RedisCounte
     }
   };
 
-  function createPool(connection: RedisConnectionSettings): Pool {
-    const where = describeConnection(connection);
-    let lastError = 'no connection yet';
-    const connections = createCounterConnections(connection, options.tls, {
-      onError(error) {
-        if (error.message !== lastError)
-          logger.warn({ store: connection.name, where, err: error }, 'redis error');
-        lastError = error.message;
-      },
-      onReady() {
-        logger.info({ store: connection.name, where }, 'redis connection ready');
-        reportHealth();
-      },
-      onClose: () => reportHealth(),
+  const createPool = (connection: RedisConnectionSettings): Pool => {
+    const pool = createConnectionPool({
+      connection,
+      tls: options.tls,
+      expiry,
+      logger,
+      onReadyOrClose: () => reportHealth(),
+      onRoundTrip: () => roundTrips++,
     });
-
-    // Every decision of one turn of the event loop goes to the same connection, so that their
-    // commands leave in one write; the next turn takes the next connection.
-    let next = 0;
-    let sticky: CounterConnection | undefined;
-    const unstick = (): void => {
-      sticky = undefined;
-    };
-    const pick = (): CounterConnection => {
-      if (sticky?.ready) return sticky;
-      for (let tried = 0; tried < connections.length; tried++) {
-        const candidate = connections[next]!;
-        next = (next + 1) % connections.length;
-        if (candidate.ready) {
-          sticky = candidate;
-          setImmediate(unstick);
-          return candidate;
-        }
-      }
-      throw redisError(`redis ${connection.name} (${where}) is not connected: ${lastError}`);
-    };
-
-    /** One pipeline: INCRBY + EXPIRE per key; cluster pipelines must stay within one key's slot. */
-    const exec = async (items: readonly CounterIncrement[]): Promise<number[]> => {
-      if (connection.type === 'cluster' && items.length > 1)
-        return (await Promise.all(items.map((item) => exec([item])))).flat();
-      const target = pick();
-      roundTrips++;
-      try {
-        return await target.increment(items, expiry);
-      } catch (error) {
-        throw redisError(`redis ${connection.name}: ${(error as Error).message}`, error);
-      }
-    };
-
-    const watchdog = setInterval(
-      () => {
-        const now = performance.now();
-        for (const c of connections) {
-          if (c.stalled(now, connection.timeoutMs)) {
-            logger.warn(
-              { store: connection.name, where, timeoutMs: connection.timeoutMs },
-              'redis did not answer in time; reconnecting',
-            );
-            lastError = `i/o timeout after ${connection.timeoutMs} ms`;
-            c.reset();
-          }
-        }
-      },
-      Math.min(100, connection.timeoutMs),
-    );
-    watchdog.unref();
-    watchdogs.push(watchdog);
-
-    const send =
-      connection.pipelineWindowMs > 0 || connection.pipelineLimit > 0
-        ? createImplicitPipeline(exec, connection.pipelineWindowMs, connection.pipelineLimit)
-        : exec;
-    return { connection, connections, send };
-  }
+    stops.push(pool.stop);
+    return pool;
+  };
 
   const main = createPool(options.main);
   const perSecond = options.perSecond === undefined ? undefined : createPool(options.perSecond);
@@ -182,7 +109,7 @@ export function createRedisCounterStore(options: RedisStoreOptions): RedisCounte
       reportHealth();
     },
     async close() {
-      for (const watchdog of watchdogs) clearInterval(watchdog);
+      for (const stop of stops) stop();
       await Promise.all(pools.flatMap((pool) => pool.connections.map((c) => c.close())));
     },
   };
@@ -203,56 +130,4 @@ export function misconfiguration(error: unknown): string | undefined {
   if (TLS_REFUSALS.test(code) || /certificate|alert|handshake/i.test(message))
     return `TLS refused (check REDIS_TLS_CACERT, REDIS_TLS_CLIENT_CERT, REDIS_TLS_CLIENT_KEY): ${code ? `${code} ` : ''}${message}`;
   return undefined;
-}
-
-/**
- * Queues the increments of concurrent decisions and sends them as one pipeline after `windowMs`
- * (below 1 ms: at the end of the current turn of the event loop) or once `limit` commands wait.
- */
-export function createImplicitPipeline(
-  exec: (items: readonly CounterIncrement[]) => Promise<number[]>,
-  windowMs: number,
-  limit: number,
-): (items: readonly CounterIncrement[]) => Promise<number[]> {
-  interface Waiting {
-    readonly items: readonly CounterIncrement[];
-    readonly resolve: (counts: number[]) => void;
-    readonly reject: (error: unknown) => void;
-  }
-  let queue: Waiting[] = [];
-  let queuedCommands = 0;
-  let timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
-
-  const flush = (): void => {
-    if (timer !== undefined) {
-      if (windowMs >= 1) clearTimeout(timer as NodeJS.Timeout);
-      else clearImmediate(timer as NodeJS.Immediate);
-      timer = undefined;
-    }
-    const batch = queue;
-    queue = [];
-    queuedCommands = 0;
-    if (batch.length === 0) return;
-    const all = batch.length === 1 ? batch[0]!.items : batch.flatMap((w) => w.items);
-    exec(all).then(
-      (counts) => {
-        let at = 0;
-        for (const waiting of batch) {
-          waiting.resolve(counts.slice(at, at + waiting.items.length));
-          at += waiting.items.length;
-        }
-      },
-      (error: unknown) => {
-        for (const waiting of batch) waiting.reject(error);
-      },
-    );
-  };
-
-  return (items) =>
-    new Promise<number[]>((resolve, reject) => {
-      queue.push({ items, resolve, reject });
-      queuedCommands += 2 * items.length;
-      if (limit > 0 && queuedCommands >= limit) flush();
-      else if (timer === undefined) timer = windowMs >= 1 ? setTimeout(flush, windowMs) : setImmediate(flush);
-    });
 }
