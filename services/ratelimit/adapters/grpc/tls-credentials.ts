@@ -1,13 +1,16 @@
-// TLS and mutual TLS on the gRPC listener (GRPC_SERVER_USE_TLS and friends): server credentials
-// whose certificate and key are re-read when their files change (a rotation needs no restart; a
-// half-written pair keeps the previous one in force), client certificates required and verified
-// against GRPC_CLIENT_TLS_CACERT, and GRPC_CLIENT_TLS_SAN checked on every call.
+// TLS and mutual TLS on the gRPC listener (GRPC_SERVER_USE_TLS and friends): the certificate and
+// key are re-read when their files change (a rotation needs no restart; a half-written pair keeps
+// the previous one in force), client certificates are required and verified against
+// GRPC_CLIENT_TLS_CACERT, and GRPC_CLIENT_TLS_SAN is checked on every call. Built on grpc-js's
+// exported certificate-provider credentials (`experimental`), which re-key the listener whenever a
+// provider reports new files; test/unit/ratelimit/grpc/tls-credentials.test.ts holds grpc-js to it.
 import { readFileSync, statSync } from 'node:fs';
-import type { PeerCertificate, SecureContextOptions } from 'node:tls';
+import type { PeerCertificate } from 'node:tls';
 import { createSecureContext } from 'node:tls';
 import {
+  experimental,
   Metadata,
-  ServerCredentials,
+  type ServerCredentials,
   ServerInterceptingCall,
   type ServerInterceptor,
   status,
@@ -31,27 +34,6 @@ export function dnsNames(certificate: PeerCertificate | undefined): string[] {
     .map((part) => part.trim())
     .filter((part) => part.startsWith('DNS:'))
     .map((part) => part.slice(4));
-}
-
-class RotatingServerCredentials extends ServerCredentials {
-  readonly #interceptors: ServerInterceptor[];
-  constructor(
-    serverOptions: { requestCert: boolean; rejectUnauthorized: boolean },
-    context: SecureContextOptions,
-    interceptors: ServerInterceptor[],
-  ) {
-    super(serverOptions, context);
-    this.#interceptors = interceptors;
-  }
-  override _equals(other: ServerCredentials): boolean {
-    return other === this;
-  }
-  override _getInterceptors(): ServerInterceptor[] {
-    return this.#interceptors;
-  }
-  replace(context: SecureContextOptions): void {
-    this.updateSecureContextOptions(context);
-  }
 }
 
 /** Refuses every call whose client certificate does not carry `san` as a DNS SAN. */
@@ -82,6 +64,60 @@ function sanInterceptor(san: string, logger: Logger): ServerInterceptor {
   };
 }
 
+interface PemFiles {
+  readonly identity: experimental.IdentityCertificateUpdate;
+  readonly ca: experimental.CaCertificateUpdate | null;
+}
+
+/**
+ * The files as a grpc-js certificate provider: it hands its listeners only pairs (and CAs) that
+ * load together, so a rotation caught half-way never reaches the listener. (grpc-js's own
+ * FileWatcherCertificateProvider hands on whatever it read.)
+ */
+class FileCertificates implements experimental.CertificateProvider {
+  readonly #files: GrpcTlsFiles;
+  #latest: PemFiles;
+  readonly #identityListeners = new Set<experimental.IdentityCertificateUpdateListener>();
+  readonly #caListeners = new Set<experimental.CaCertificateUpdateListener>();
+
+  /** Reads the files now; throws when they do not make a usable pair. */
+  constructor(files: GrpcTlsFiles) {
+    this.#files = files;
+    this.#latest = this.read();
+  }
+
+  read(): PemFiles {
+    const certificate = readFileSync(this.#files.certFile);
+    const privateKey = readFileSync(this.#files.keyFile);
+    const ca = this.#files.clientCaFile !== '' ? readFileSync(this.#files.clientCaFile) : undefined;
+    createSecureContext({ cert: certificate, key: privateKey, ca }); // throws on a mismatched or unparsable pair
+    return { identity: { certificate, privateKey }, ca: ca === undefined ? null : { caCertificate: ca } };
+  }
+
+  /** Puts `latest` in force: the CA first, so that no connection sees a new pair with an old CA. */
+  replace(latest: PemFiles): void {
+    this.#latest = latest;
+    for (const listener of this.#caListeners) listener(latest.ca);
+    for (const listener of this.#identityListeners) listener(latest.identity);
+  }
+
+  // grpc-js adds its listener before it watches the credentials: the first update comes a tick later.
+  addIdentityCertificateListener(listener: experimental.IdentityCertificateUpdateListener): void {
+    this.#identityListeners.add(listener);
+    process.nextTick(() => listener(this.#latest.identity));
+  }
+  removeIdentityCertificateListener(listener: experimental.IdentityCertificateUpdateListener): void {
+    this.#identityListeners.delete(listener);
+  }
+  addCaCertificateListener(listener: experimental.CaCertificateUpdateListener): void {
+    this.#caListeners.add(listener);
+    process.nextTick(() => listener(this.#latest.ca));
+  }
+  removeCaCertificateListener(listener: experimental.CaCertificateUpdateListener): void {
+    this.#caListeners.delete(listener);
+  }
+}
+
 export interface RotatingTls {
   readonly credentials: ServerCredentials;
   /** Re-reads the files now (also done every `checkEveryMs`); true when a new pair was put in force. */
@@ -92,7 +128,7 @@ export interface RotatingTls {
 /**
  * Server credentials from the files, checked every `checkEveryMs` (mtime and size): a changed,
  * valid certificate/key pair (and CA) replaces the old one for new connections; an invalid one is
- * logged and the old one stays.
+ * logged and the old one stays. Throws when the files do not load at the start.
  */
 export function createRotatingServerTls(options: {
   files: GrpcTlsFiles;
@@ -112,36 +148,35 @@ export function createRotatingServerTls(options: {
         }
       })
       .join('|');
-  const read = (): SecureContextOptions => {
-    const context: SecureContextOptions = {
-      cert: readFileSync(files.certFile),
-      key: readFileSync(files.keyFile),
-      ...(files.clientCaFile !== '' ? { ca: readFileSync(files.clientCaFile) } : {}),
-    };
-    createSecureContext(context); // throws on a mismatched or unparsable pair
-    return context;
-  };
 
   let lastStamp = stamp();
-  const interceptors = files.clientSan !== '' ? [sanInterceptor(files.clientSan, logger)] : [];
-  const credentials = new RotatingServerCredentials(
-    { requestCert: files.clientCaFile !== '', rejectUnauthorized: true },
-    read(),
-    interceptors,
+  const certificates = new FileCertificates(files);
+  const verifyClients = files.clientCaFile !== '';
+  // grpc-js names this function's first parameter caCertificateProvider but uses it as the identity
+  // provider, and the second as the CA provider (server-credentials.ts); the unit test pins that.
+  const tls = experimental.createCertificateProviderServerCredentials(
+    certificates,
+    verifyClients ? certificates : null,
+    verifyClients,
   );
+  const credentials =
+    files.clientSan !== ''
+      ? experimental.createServerCredentialsWithInterceptors(tls, [sanInterceptor(files.clientSan, logger)])
+      : tls;
+
   const reload = (): boolean => {
     const now = stamp();
     if (now === lastStamp) return false;
-    let context: SecureContextOptions;
+    let latest: PemFiles;
     try {
-      context = read();
+      latest = certificates.read();
     } catch (error) {
       // Maybe half-way through a rotation: tried again at the next check.
       logger.warn({ err: error }, 'gRPC TLS files changed but do not load; the previous ones stay in force');
       return false;
     }
     lastStamp = now;
-    credentials.replace(context);
+    certificates.replace(latest);
     logger.warn({ cert: files.certFile }, 'gRPC TLS certificate reloaded');
     return true;
   };
