@@ -70,7 +70,14 @@ export async function startRatelimitServer(
   /** built: run the JavaScript `build()` wrote into this folder (what `npm start` runs) instead of the sources. */
   options: { readyTimeoutMs?: number; waitForHealthy?: boolean; built?: string } = {},
 ): Promise<RatelimitServer> {
-  const [httpPort, grpcPort, debugPort] = [await freePort(), await freePort(), await freePort()];
+  // PORT, GRPC_PORT and DEBUG_PORT when the test chose them (to probe them before the service is ready).
+  const portOf = async (variable: string): Promise<number> =>
+    settings[variable] !== undefined ? Number(settings[variable]) : freePort();
+  const [httpPort, grpcPort, debugPort] = [
+    await portOf('PORT'),
+    await portOf('GRPC_PORT'),
+    await portOf('DEBUG_PORT'),
+  ];
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     LOG_LEVEL: 'warn',

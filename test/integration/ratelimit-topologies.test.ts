@@ -510,6 +510,8 @@ describe('ratelimit counter-store topologies on real servers', () => {
         );
         expect(during.length).toBeGreaterThan(100); // failing fast: many calls answered while down
         expect(firstOkAfter - up).toBeLessThan(500);
+        // No error after the first OK, over decisions that were made (the loop kept deciding).
+        expect(result.okTimes.filter((t) => t > firstOkAfter).length).toBeGreaterThan(10);
         expect(errorsAfterFirstOk).toEqual([]);
       } finally {
         await server.stop();

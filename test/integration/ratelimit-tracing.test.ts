@@ -3,7 +3,6 @@
 // decision (gRPC and /json) continuing the caller's traceparent, with the domain and descriptor
 // count, and a child span per counter-store round trip; TRACING_SAMPLING_RATE=0 exports nothing.
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RLS_PROTO, RLS_SERVICE } from '../../services/ratelimit/adapters/grpc/grpc-handlers.ts';
@@ -180,8 +179,11 @@ describe('tracing over OTLP', () => {
       expect((await grpcDecision(server, `00-${hex(16)}-${hex(8)}-01`)).overall_code).toBe('OK');
       expect(await jsonDecision(server, `00-${hex(16)}-${hex(8)}-01`)).toBe(200);
     }
-    await sleep(1_500); // past the batch delay
-    expect(await server.stop()).toBe(0); // a clean stop flushes what is pending
+    expect(await server.stat('ratelimit_server.ShouldRateLimit.total_requests')).toBe(5);
+    // Exit code 0: every stop step finished, tracing's included, which exports what the batch
+    // holds and waits for the receiver's answer (it records spans before it answers). So any span
+    // of these ten decisions has arrived by now.
+    expect(await server.stop()).toBe(0);
     expect(receiver.spans.filter((s) => s.service === service)).toEqual([]);
   });
 });
