@@ -15,7 +15,8 @@ import { build, TEST_BUILD } from '../../scripts/build.ts';
 import { loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
 import { createDbManagerClient, startExperimentServer } from '../helpers/experiment-server.ts';
 import { uniqueName } from '../helpers/kafka.ts';
-import { createRuntimeFolder, descriptors, startRatelimitServer } from '../helpers/ratelimit-server.ts';
+import { createRuntimeFolder } from '../helpers/ratelimit-runtime.ts';
+import { descriptors, startRatelimitServer } from '../helpers/ratelimit-server.ts';
 import { experiment, param, request, trial } from '../unit/experiment/suggestion/fixtures.ts';
 
 const infra = inject('infra');

@@ -3,19 +3,13 @@
 // decision (gRPC and /json) continuing the caller's traceparent, with the domain and descriptor
 // count, and a child span per counter-store round trip; TRACING_SAMPLING_RATE=0 exports nothing.
 import { randomBytes } from 'node:crypto';
-import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
+import { Metadata } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { RLS_PROTO, RLS_SERVICE } from '../../services/ratelimit/adapters/grpc/grpc-handlers.ts';
 import type { WireResponse } from '../../services/ratelimit/adapters/grpc/wire.ts';
-import { loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.ts';
-import {
-  createRuntimeFolder,
-  descriptors,
-  type RatelimitServer,
-  type RuntimeFolder,
-  startRatelimitServer,
-} from '../helpers/ratelimit-server.ts';
+import { createRuntimeFolder, type RuntimeFolder } from '../helpers/ratelimit-runtime.ts';
+import { descriptors, type RatelimitServer, startRatelimitServer } from '../helpers/ratelimit-server.ts';
+import { createRlsClient } from '../helpers/rls-client.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const CONFIG = `domain: traced
@@ -30,29 +24,16 @@ descriptors:
       requests_per_unit: 1000000
 `;
 const hex = (bytes: number): string => randomBytes(bytes).toString('hex');
-const RateLimitService = lookupService(loadPackageDefinition([RLS_PROTO]), RLS_SERVICE);
 
 /** A gRPC decision sent with a W3C traceparent. */
 async function grpcDecision(server: RatelimitServer, traceparent: string): Promise<WireResponse> {
-  const client = new RateLimitService(server.grpcAddress, credentials.createInsecure()) as unknown as {
-    ShouldRateLimit(
-      r: unknown,
-      m: Metadata,
-      o: unknown,
-      cb: (e: ServiceError | null, v: WireResponse) => void,
-    ): void;
-    close(): void;
-  };
+  const client = createRlsClient(server.grpcAddress, { timeoutMs: 5_000 });
   const metadata = new Metadata();
   metadata.set('traceparent', traceparent);
   try {
-    return await new Promise((resolve, reject) =>
-      client.ShouldRateLimit(
-        { domain: 'traced', descriptors: descriptors({ user: hex(4) }, { path: '/a' }), hits_addend: 1 },
-        metadata,
-        { deadline: Date.now() + 5_000 },
-        (error, reply) => (error ? reject(error) : resolve(reply)),
-      ),
+    return await client.shouldRateLimit(
+      { domain: 'traced', descriptors: descriptors({ user: hex(4) }, { path: '/a' }) as never },
+      metadata,
     );
   } finally {
     client.close();

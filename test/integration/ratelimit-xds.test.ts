@@ -3,7 +3,6 @@
 // configuration ACKed, an update, a NACK of a bad one (the old one still decides), a server restart
 // (reconnect with the backoff, nothing lost), and the configuration reaching a Kafka-only follower
 // through ratelimit.config.
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,17 +12,16 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type AdsServer, type RlsConfigResource, startAdsServer } from '../helpers/ads-server.ts';
 import { freePort } from '../helpers/experiment-server.ts';
 import {
-  askEveryWorker,
+  askEveryDecisionProcess,
   descriptors,
+  failedStart,
   type RatelimitServer,
+  random,
   startRatelimitServer,
+  versionOf,
 } from '../helpers/ratelimit-server.ts';
 import { clientLeaf, makeCa, serverLeaf } from '../helpers/tls-certs.ts';
 import { waitFor } from '../helpers/wait-for.ts';
-
-const random = (): string => randomBytes(6).toString('hex');
-const versionOf = async (server: RatelimitServer): Promise<string | undefined> =>
-  /^# version: ([0-9a-f]+)$/m.exec(await server.debug('/rlconfig'))?.[1];
 
 /** A resource the loader refuses (a limited rule of unit UNKNOWN). */
 const broken: RlsConfigResource = {
@@ -214,8 +212,8 @@ describe('rate limit configuration from an xDS management server', () => {
     await waitFor('the follower to follow the next one', async () => (await limitFor(follower!)) === 500);
     expect(await versionOf(follower)).toBe(await versionOf(server));
   });
-  it('feeds every decision worker from the primary (RATELIMIT_WORKERS=2)', async () => {
-    const workers = await startRatelimitServer({
+  it('feeds every decision process from the primary (RATELIMIT_WORKERS=2)', async () => {
+    const processes = await startRatelimitServer({
       REDIS_URL: infra.REDIS_URL,
       CONFIG_TYPE: 'GRPC_XDS_SOTW',
       CONFIG_GRPC_XDS_SERVER_URL: ads.address,
@@ -223,9 +221,9 @@ describe('rate limit configuration from an xDS management server', () => {
       RATELIMIT_WORKERS: '2',
     });
     try {
-      // Each worker answers with the limit of the xDS snapshot, which only the primary received.
-      await askEveryWorker(
-        workers,
+      // Each decision process answers with the limit of the xDS snapshot, which only the primary received.
+      await askEveryDecisionProcess(
+        processes,
         2,
         () => ({ domain: 'xds', descriptors: descriptors({ user: random() }) as never }),
         (reply) => expect(reply.statuses[0]?.current_limit?.requests_per_unit).toBe(500),
@@ -234,7 +232,7 @@ describe('rate limit configuration from an xDS management server', () => {
         1,
       );
     } finally {
-      await workers.stop();
+      await processes.stop();
     }
   });
 });
@@ -289,12 +287,9 @@ describe('xDS over mutual TLS (CONFIG_GRPC_XDS_SERVER_USE_TLS)', () => {
   });
   it('refuses a management server whose certificate does not carry CONFIG_GRPC_XDS_SERVER_TLS_SAN', async () => {
     const before = ads.requests.length;
-    const failed = await startRatelimitServer(
+    const failed = await failedStart(
       { ...tlsSettings('impostor.mesh.local'), CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL: '200ms' },
       { readyTimeoutMs: 4_000 },
-    ).then(
-      () => 'started',
-      (error: Error) => error.message,
     );
     // No configuration ever arrives, so the listeners never open; the client keeps retrying.
     expect(failed).toContain('timed out');

@@ -1,19 +1,19 @@
 // RATELIMIT_WORKERS: one instance, several decision processes behind the same gRPC, HTTP and debug
-// ports; one count across them (the shared Redis), every configuration reaching every worker,
+// ports; one count across them (the shared Redis), every configuration reaching every one of them,
 // /stats and /metrics for the whole instance, SIGTERM draining them all.
-import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createRuntimeFolder, type RuntimeFolder } from '../helpers/ratelimit-runtime.ts';
 import {
-  createRuntimeFolder,
+  awayFromMinuteEdge,
+  countdown,
   descriptors,
   type RatelimitServer,
-  type RuntimeFolder,
+  random,
   startRatelimitServer,
+  statsOf,
 } from '../helpers/ratelimit-server.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
-const random = (): string => randomBytes(6).toString('hex');
 const config = (domain: string, perMinute: number) => `domain: ${domain}
 descriptors:
   - key: minute
@@ -22,32 +22,16 @@ descriptors:
       requests_per_unit: ${perMinute}
 `;
 
-/** One call on a connection of its own, so that calls spread over the workers. */
+/** One call on a connection of its own, so that calls spread over the decision processes. */
 const callOnNewConnection = (server: RatelimitServer, domain: string, value: string) =>
   server.shouldRateLimitOnNewConnection({ domain, descriptors: descriptors({ minute: value }) as never });
 
-async function awayFromMinuteEdge(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 3_000) await sleep(left + 50);
-}
-
-const statsOf = async (server: RatelimitServer): Promise<Map<string, number>> =>
-  new Map(
-    (await server.debug('/stats'))
-      .trim()
-      .split('\n')
-      .map((line) => {
-        const at = line.lastIndexOf(': ');
-        return [line.slice(0, at), Number(line.slice(at + 2))] as [string, number];
-      }),
-  );
-
-const workerLines = (stats: Map<string, number>, field: string): number[] =>
+const perProcess = (stats: Map<string, number>, field: string): number[] =>
   [...stats]
     .filter(([name]) => /^ratelimit\.worker\.\d+\./.test(name) && name.endsWith(`.${field}`))
     .map(([, v]) => v);
 
-describe('ratelimit with two decision workers', () => {
+describe('ratelimit with two decision processes', () => {
   const infra = inject('infra');
   let runtime: RuntimeFolder;
   let server: RatelimitServer;
@@ -68,7 +52,7 @@ describe('ratelimit with two decision workers', () => {
     await runtime?.cleanup();
   });
 
-  it('both workers decide, one count across them, /stats sums the instance', async () => {
+  it('both decision processes decide, one count across them, /stats sums the instance', async () => {
     const before = await statsOf(server);
     expect(before.get('ratelimit.workers')).toBe(2);
     await awayFromMinuteEdge();
@@ -78,24 +62,15 @@ describe('ratelimit with two decision workers', () => {
       const reply = await callOnNewConnection(server, domain, value);
       seen.push([reply.overall_code, reply.statuses[0]!.limit_remaining]);
     }
-    expect(seen).toEqual([
-      ['OK', 4],
-      ['OK', 3],
-      ['OK', 2],
-      ['OK', 1],
-      ['OK', 0],
-      ['OVER_LIMIT', 0],
-      ['OVER_LIMIT', 0],
-      ['OVER_LIMIT', 0],
-    ]);
+    expect(seen).toEqual(countdown(5, 8));
     const after = await statsOf(server);
-    const perWorker = workerLines(after, 'total_requests');
-    expect(perWorker).toHaveLength(2);
-    expect(perWorker.every((n) => n > 0)).toBe(true);
+    const requests = perProcess(after, 'total_requests');
+    expect(requests).toHaveLength(2);
+    expect(requests.every((n) => n > 0)).toBe(true);
     const total = 'ratelimit_server.ShouldRateLimit.total_requests';
     expect((after.get(total) ?? 0) - (before.get(total) ?? 0)).toBe(8);
     expect(after.get(`ratelimit.service.rate_limit.${domain}.minute.over_limit`)).toBe(3);
-    // Loaded once by the primary, not once per worker.
+    // Loaded once by the primary, not once per decision process.
     expect(after.get('ratelimit.service.config_load_success')).toBe(1);
     const metrics = await server.debug('/metrics');
     expect(metrics).toMatch(
@@ -103,27 +78,27 @@ describe('ratelimit with two decision workers', () => {
     );
   });
 
-  it('a new configuration reaches every worker', async () => {
+  it('a new configuration reaches every decision process', async () => {
     const next = `${domain}b`;
     await runtime.write('next.yaml', config(next, 1));
     await waitFor('the primary to load the new file', async () =>
       (await server.debug('/rlconfig')).includes(next),
     );
     await awayFromMinuteEdge();
-    // Every call on a new connection: both workers answer, and each knows the new domain's limit.
+    // Every call on a new connection: both decision processes answer, and each knows the new domain's limit.
     const replies = [];
     for (let i = 0; i < 10; i++) replies.push(await callOnNewConnection(server, next, random()));
     expect(replies.map((r) => [r.overall_code, r.statuses[0]!.current_limit?.requests_per_unit])).toEqual(
       replies.map(() => ['OK', 1]),
     );
-    expect(workerLines(await statsOf(server), 'total_requests').every((n) => n >= 5)).toBe(true);
+    expect(perProcess(await statsOf(server), 'total_requests').every((n) => n >= 5)).toBe(true);
   });
 
-  it('a worker that dies is replaced, and the new one has the configuration in force', async () => {
-    const [victim, survivor] = workerLines(await statsOf(server), 'pid');
+  it('a decision process that dies is replaced, and the new one has the configuration in force', async () => {
+    const [victim, survivor] = perProcess(await statsOf(server), 'pid');
     process.kill(victim!, 'SIGKILL');
-    const pids = await waitFor('a replacement worker', async () => {
-      const now = workerLines(await statsOf(server), 'pid');
+    const pids = await waitFor('a replacement decision process', async () => {
+      const now = perProcess(await statsOf(server), 'pid');
       return now.length === 2 && !now.includes(victim!) && now;
     });
     expect(pids).toContain(survivor);
@@ -141,8 +116,8 @@ describe('ratelimit with two decision workers', () => {
     });
   });
 
-  it('SIGTERM drains every worker and the instance exits 0', async () => {
-    const pids = workerLines(await statsOf(server), 'pid');
+  it('SIGTERM drains every decision process and the instance exits 0', async () => {
+    const pids = perProcess(await statsOf(server), 'pid');
     expect(pids).toHaveLength(2);
     expect(await server.stop()).toBe(0);
     const alive = (pid: number): boolean => {
