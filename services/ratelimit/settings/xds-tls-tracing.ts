@@ -1,7 +1,5 @@
-// The settings of TLS on the gRPC listener, of the xDS configuration source and of tracing, under
-// envoyproxy/ratelimit's names and defaults (reference 1.2 and 5.7), with the checks of the files
-// they name. Read apart from the others so that a bad certificate file is reported beside every
-// other bad setting, not instead of them.
+// The TLS, xDS and tracing settings (reference 1.2, 5.7), read apart from the others so that a bad
+// certificate file is reported beside every other bad setting, not instead of them.
 import {
   bool,
   type Env,

@@ -1,7 +1,5 @@
-// The configuration source CONFIG_TYPE names (the runtime folder, an xDS management server, or the
-// ratelimit.config topic), started for one process; unless CONFIG_KAFKA_PUBLISH=false, what the
-// folder or the xDS server gives is also published on ratelimit.config. Kafka's modules are loaded
-// only when Kafka is used.
+// The configuration source CONFIG_TYPE names, started for one process, with the Kafka publisher of
+// what the runtime folder or the xDS server gives (CONFIG_KAFKA_PUBLISH).
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { createConfigLoader, type LoadFiles } from '../adapters/config/config-loader.ts';

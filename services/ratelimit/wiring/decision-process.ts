@@ -1,7 +1,5 @@
-// A decision process (RATELIMIT_WORKERS > 1): one decision unit whose gRPC and HTTP listeners are
-// shared with the other processes through node:cluster. The primary hands it every configuration
-// it loaded, as data, and asks it for its stats; Prometheus scrapes reach it through prom-client's
-// cluster aggregation.
+// A decision process (RATELIMIT_WORKERS > 1): one decision unit on ports shared through
+// node:cluster, fed configurations as data by the primary, answering its questions for /stats.
 import cluster from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';

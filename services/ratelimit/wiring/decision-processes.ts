@@ -1,6 +1,5 @@
-// The primary's decision processes (node:cluster; they share the gRPC and HTTP ports): forked at
-// start, one that dies after it was ready is replaced, and on stop every one drains before the
-// primary goes on.
+// The primary's decision processes: forked at start, replaced when one dies after it was ready,
+// all drained on stop.
 import cluster, { type Worker } from 'node:cluster';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';

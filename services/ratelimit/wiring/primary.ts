@@ -1,8 +1,6 @@
-// The primary of RATELIMIT_WORKERS decision processes (node:cluster): it forks them (they share
-// the gRPC and HTTP ports), runs the configuration source and hands every configuration it loads,
-// as data, to each process, serves the debug port for the whole instance (/stats summed over the
-// processes, /metrics through prom-client's cluster aggregation), replaces a process that dies, and
-// on SIGTERM lets every one drain before it stops.
+// The primary of RATELIMIT_WORKERS decision processes (node:cluster, sharing the gRPC and HTTP
+// ports): it runs the configuration source, hands each configuration to every process as data,
+// and serves the instance's debug port.
 import cluster from 'node:cluster';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';

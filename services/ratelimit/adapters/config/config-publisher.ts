@@ -1,7 +1,5 @@
-// The fleet's configuration on Kafka (CONFIG_KAFKA_PUBLISH): a configuration the runtime folder or
-// the xDS server gave, once loaded cleanly, is published whole on the compacted ratelimit.config
-// topic, keyed by fleet (CONFIG_KAFKA_KEY), for ./kafka-source.ts to read in every instance.
-
+// CONFIG_KAFKA_PUBLISH: what the runtime folder or the xDS server gave, once loaded, published
+// whole on the compacted ratelimit.config topic under the fleet's key (CONFIG_KAFKA_KEY).
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type EventProducer, TOPICS } from '../../../../shared/bus/index.ts';

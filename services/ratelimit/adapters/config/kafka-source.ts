@@ -1,7 +1,5 @@
-// CONFIG_TYPE=KAFKA: the fleet's configurations on the compacted ratelimit.config topic, keyed by
-// fleet (CONFIG_KAFKA_KEY). The topic is read from the beginning in a group of its own, so every
-// instance sees every configuration; of the ones read together (a start's backlog, a burst) only
-// the latest is loaded.
+// CONFIG_TYPE=KAFKA: follows the compacted ratelimit.config topic from its beginning (in a group
+// of its own), loading only the latest of the fleet's configurations read together.
 import type { RateLimitConfigPublishedV1 } from '../../../../schemas/gen/events.ts';
 import { type Bus, readTopic, TOPICS } from '../../../../shared/bus/index.ts';
 import type { Logger } from '../../../../shared/logger.ts';

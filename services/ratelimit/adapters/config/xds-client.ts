@@ -1,9 +1,6 @@
-// An ADS client, state of the world (envoy.service.discovery.v3.AggregatedDiscoveryService/
-// StreamAggregatedResources), for RateLimitConfig resources (reference 1.2): every response's
-// resources are offered whole to `onResources`; a response it takes is ACKed (its version and
-// nonce), one it refuses is NACKed with the reason in error_detail (version_info stays the last
-// ACKed one). A stream that fails is opened again after the delays of ./xds-backoff.ts. Decisions
-// never wait for any of it.
+// An ADS state-of-the-world client for RateLimitConfig resources (reference 1.2): each response's
+// resources go whole to `onResources`, and the response is ACKed, or NACKed with the reason; a
+// stream that fails is opened again after ./xds-backoff.ts's delays.
 import { readFileSync } from 'node:fs';
 import { type ClientDuplexStream, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { loadPackageDefinition, lookupService } from '../../../../shared/grpc-proto.ts';

@@ -1,6 +1,5 @@
-// CONFIG_TYPE=GRPC_XDS_SOTW: the configuration an xDS management server sends. Each response's
-// resources are converted (config/xds.ts) and loaded once, here: a response that does not load is
-// NACKed with the loader's message and nothing is applied (nor counted, as the reference does).
+// CONFIG_TYPE=GRPC_XDS_SOTW: each response converted (config/xds.ts) and loaded once; one that does
+// not load is NACKed with the loader's message, neither applied nor counted (as the reference).
 
 import { rateLimitConfigToFile } from '../../config/xds.ts';
 import type { ConfigSource } from '../../ports.ts';

@@ -1,9 +1,6 @@
-// TLS and mutual TLS on the gRPC listener (GRPC_SERVER_USE_TLS and friends): the certificate and
-// key are re-read when their files change (a rotation needs no restart; a half-written pair keeps
-// the previous one in force), client certificates are required and verified against
-// GRPC_CLIENT_TLS_CACERT, and GRPC_CLIENT_TLS_SAN is checked on every call. Built on grpc-js's
-// exported certificate-provider credentials (`experimental`), which re-key the listener whenever a
-// provider reports new files; test/unit/ratelimit/grpc/tls-credentials.test.ts holds grpc-js to it.
+// TLS on the gRPC listener (GRPC_SERVER_USE_TLS and friends): the pair is re-read when its files
+// change (a half-written one keeps the previous), clients are checked against GRPC_CLIENT_TLS_CACERT
+// and GRPC_CLIENT_TLS_SAN, all through grpc-js's exported certificate-provider credentials.
 import { readFileSync, statSync } from 'node:fs';
 import type { PeerCertificate } from 'node:tls';
 import { createSecureContext } from 'node:tls';

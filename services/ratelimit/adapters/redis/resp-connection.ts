@@ -1,7 +1,5 @@
-// A lean Redis connection for the counter store's single-node path: the commands of every
-// decision made in one turn of the event loop leave in one socket write, and replies are parsed
-// as integers straight from the bytes into the FIFO of waiting requests (./reply-queue.ts).
-// ioredis stays for sentinel, cluster and TLS.
+// The lean Redis connection of the single-node path: a turn's commands leave in one write, and the
+// replies are read as integers straight from the bytes (./reply-queue.ts); ioredis does the rest.
 import { connect, type Socket } from 'node:net';
 import type { CounterIncrement } from '../../ports.ts';
 import type { ConnectionEvents, CounterConnection } from './counter-connection.ts';
