@@ -4,6 +4,8 @@ import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { createConfigLoader, type LoadFiles } from '../adapters/config/config-loader.ts';
 import { createFileConfigSource } from '../adapters/config/file-source.ts';
+import type { XdsClientOptions } from '../adapters/config/xds-client.ts';
+import { createXdsConfigSource } from '../adapters/config/xds-source.ts';
 import type { StatsStore } from '../domain/stats.ts';
 import type { ConfigSource, SourcedConfig } from '../ports.ts';
 import type { RatelimitSettings } from '../settings/index.ts';
@@ -50,8 +52,11 @@ export async function startConfigSource(options: {
     });
   } else if (settings.configType === 'GRPC_XDS_SOTW') {
     name = 'xDS client';
-    const { xdsConfigSource } = await import('./xds-source.ts');
-    source = xdsConfigSource({ settings, logger, loader });
+    source = createXdsConfigSource({
+      client: xdsClientOptions(settings, logger),
+      mergeDomainConfig: settings.mergeDomainConfig,
+      loader,
+    });
   } else {
     name = 'config subscription';
     source = kafka!.createSource(loader);
@@ -65,4 +70,34 @@ export async function startConfigSource(options: {
       mergeDomainConfig: loaded.mergeDomainConfig,
     });
   });
+}
+
+/** The xDS client as the CONFIG_GRPC_XDS_* and XDS_CLIENT_* settings describe it. */
+function xdsClientOptions(
+  settings: RatelimitSettings,
+  logger: Logger,
+): Omit<XdsClientOptions, 'onResources'> {
+  return {
+    serverUrl: settings.xdsServerUrl,
+    nodeId: settings.xdsNodeId,
+    nodeMetadata: settings.xdsNodeMetadata,
+    additionalHeaders: settings.xdsClientAdditionalHeaders,
+    tls: settings.xdsServerUseTls
+      ? {
+          caFile: settings.xdsServerTlsCacert,
+          certFile: settings.xdsClientTlsCert,
+          keyFile: settings.xdsClientTlsKey,
+          san: settings.xdsServerTlsSan,
+        }
+      : undefined,
+    connectRetryIntervalMs: settings.xdsServerConnectRetryIntervalMs,
+    backoff: {
+      initialMs: settings.xdsBackoffInitialMs,
+      maxMs: settings.xdsBackoffMaxMs,
+      factor: settings.xdsBackoffRandomFactor,
+      jitter: settings.xdsBackoffJitter,
+    },
+    maxMessageBytes: settings.xdsMaxMsgSizeBytes,
+    logger: logger.child({ source: 'xds' }),
+  };
 }
