@@ -1,6 +1,5 @@
 // The real rate limit service in a child process on free ports, with small clients for its gRPC,
 // /json and debug endpoints, and what the rate limit tests share around it.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -8,10 +7,8 @@ import type { WireRequest, WireResponse } from '../../services/ratelimit/adapter
 import { freePort } from './experiment-server.ts';
 import { testKafkaClient } from './kafka.ts';
 import { createHealthClient, createRlsClient } from './rls-client.ts';
+import { spawnService } from './service-process.ts';
 import { waitFor } from './wait-for.ts';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-const MAX_OUTPUT_CHARS = 64 * 1024;
 
 export interface RatelimitServer {
   readonly httpPort: number;
@@ -140,28 +137,10 @@ export async function startRatelimitServer(
     CONFIG_KAFKA_PUBLISH: 'false',
     ...settings,
   };
-  const entry = options.built
-    ? join(options.built, 'services/ratelimit/main.js')
-    : 'services/ratelimit/main.ts';
-  const child: ChildProcess = spawn(process.execPath, [entry], {
-    cwd: ROOT,
+  const service = spawnService(
+    options.built ? join(options.built, 'services/ratelimit/main.js') : 'services/ratelimit/main.ts',
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const collect = (chunk: Buffer): void => {
-    output = (output + chunk.toString('utf8')).slice(-MAX_OUTPUT_CHARS);
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  let exitCode: number | null | undefined;
-  void exited.then((code) => {
-    exitCode = code;
-  });
-  const reap = (): void => void child.kill('SIGKILL');
-  process.once('exit', reap);
-  void exited.then(() => process.off('exit', reap));
+  );
 
   const grpcAddress = `127.0.0.1:${grpcPort}`;
   const client = createRlsClient(grpcAddress);
@@ -202,26 +181,25 @@ export async function startRatelimitServer(
     async stop() {
       client.close();
       health.close();
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      return exited;
+      return service.stop();
     },
-    output: () => output,
+    output: service.output,
   };
 
   try {
     const outcome = await waitFor(
       'the rate limit service to listen',
       async () => {
-        if (exitCode !== undefined) return 'exited';
+        if (service.exitCode() !== undefined) return 'exited';
         const res = await http(httpPort, '/healthcheck');
         return (options.waitForHealthy === false || res.status === 200) && 'listening';
       },
       { timeoutMs: options.readyTimeoutMs ?? 30_000, intervalMs: 100 },
     );
-    if (outcome === 'exited') throw new Error(`the process exited with code ${exitCode}`);
+    if (outcome === 'exited') throw new Error(`the process exited with code ${service.exitCode()}`);
   } catch (error) {
     await server.stop();
-    throw new Error(`rate limit service did not start: ${(error as Error).message}\n${output}`);
+    throw new Error(`rate limit service did not start: ${(error as Error).message}\n${service.output()}`);
   }
   return server;
 }

@@ -20,6 +20,7 @@ import { createLifecycle } from '../../../shared/lifecycle.ts';
 import { silentLogger } from '../../../shared/logger.ts';
 import { type AdsServer, type RlsConfigResource, startAdsServer } from '../../helpers/ads-server.ts';
 import { waitFor } from '../../helpers/wait-for.ts';
+import { loadText } from './config/helpers.ts';
 
 const resource = (name: string, perMinute: number): RlsConfigResource => ({
   name,
@@ -136,11 +137,8 @@ describe('the xDS configuration source', () => {
 
 describe('a configuration as data', () => {
   it('decides, dumps and names its version after structured clone as the loaded one does', () => {
-    const loaded = loadConfig(
-      [
-        {
-          name: 'config.a.yaml',
-          text: `domain: a
+    const loaded = loadText(
+      `domain: a
 descriptors:
   - key: k
     value: "v*"
@@ -152,9 +150,7 @@ descriptors:
         rate_limit: { unit: second, requests_per_unit: 1 }
   - key: open
 `,
-        },
-      ],
-      { mergeDomainConfig: false },
+      'config.a.yaml',
     );
     const copy = configFromData(deserialize(serialize(loaded.data)) as ConfigData);
     expect([copy.version, copy.domains, copy.files, copy.dump()]).toEqual([
