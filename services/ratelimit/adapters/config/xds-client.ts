@@ -39,8 +39,6 @@ export interface XdsClientOptions {
 }
 
 export interface XdsClient {
-  /** The version last ACKed ('' before any). */
-  ackedVersion(): string;
   stop(): Promise<void>;
 }
 
@@ -207,7 +205,6 @@ export function startXdsClient(options: XdsClientOptions): XdsClient {
   })();
 
   return {
-    ackedVersion: () => acked,
     async stop() {
       stopped = true;
       current?.cancel();
