@@ -7,11 +7,12 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { int, readSettings, str } from '../shared/settings.ts';
+import { createRuntimeFolder } from '../test/helpers/ratelimit-runtime.ts';
 import {
-  createRuntimeFolder,
   descriptors,
   type RatelimitServer,
   startRatelimitServer,
+  versionOf,
 } from '../test/helpers/ratelimit-server.ts';
 
 const settings = readSettings(
@@ -48,9 +49,6 @@ async function untilLimit(server: RatelimitServer, limit: number): Promise<{ at:
     if (performance.now() > deadline) throw new Error(`no decision with limit ${limit} within 30 s`);
   }
 }
-
-const versionOf = async (server: RatelimitServer): Promise<string | undefined> =>
-  /^# version: ([0-9a-f]+)$/m.exec(await server.debug('/rlconfig'))?.[1];
 
 function summary(label: string, samples: readonly number[]): string {
   const sorted = [...samples].sort((a, b) => a - b);

@@ -1,12 +1,11 @@
 // Side by side with envoyproxy/ratelimit (Go, built from its source with `go install`): both on one
 // dedicated redis-server, one configuration, the same neutral generators (ghz for gRPC, hey for
 // /json), alternated cell by cell. Prints, for gRPC and /json at 1, 10 and 100 callers:
-// decisions/s, p50/p99, server CPU µs per decision and RSS (ours per worker process: the largest,
+// decisions/s, p50/p99, server CPU µs per decision and RSS (ours per decision process: the largest,
 // and the primary), each with the ratio ours/reference.
 // Tools are built into the gitignored .bench-tools/ when missing (Go module proxy).
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,13 +14,15 @@ import { BENCH_BUILD, build } from '../scripts/build.ts';
 import { int, readSettings, str } from '../shared/settings.ts';
 import { startRedis } from '../test/helpers/counter-topologies.ts';
 import { freePort } from '../test/helpers/experiment-server.ts';
-import { createRuntimeFolder } from '../test/helpers/ratelimit-server.ts';
+import { createRuntimeFolder } from '../test/helpers/ratelimit-runtime.ts';
 import { waitFor } from '../test/helpers/wait-for.ts';
+import { BENCH_CONFIG } from './ratelimit/bench-config.ts';
+import { type Generator, ghzGenerator, heyGenerator, type LoadFigures } from './ratelimit/ghz-hey.ts';
+import { CLK_TCK, cpuTicks, processTree, rssMb } from './ratelimit/process-stats.ts';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..');
 const TOOLS = join(ROOT, '.bench-tools');
-const CLK_TCK = 100;
 
 const settings = readSettings(
   {
@@ -31,19 +32,11 @@ const settings = readSettings(
     only: str('BENCH_ONLY', '', 'grpc, json, or empty for both'),
     workers: int('BENCH_WORKERS', availableParallelism(), { min: 1, max: 64 }),
     maxConnections: int('BENCH_CONNECTIONS', 10, { min: 1, max: 100 }),
-    cpuProfDir: str('BENCH_CPU_PROF_DIR', '', "a folder for our workers' --cpu-prof profiles"),
+    cpuProfDir: str('BENCH_CPU_PROF_DIR', '', "a folder for our decision processes' --cpu-prof profiles"),
     workerNodeOptions: str('BENCH_WORKER_NODE_OPTIONS', '', 'RATELIMIT_WORKER_NODE_OPTIONS for ours'),
   },
   process.env,
 );
-
-const CONFIG = `domain: bench
-descriptors:
-  - key: user
-    rate_limit:
-      unit: minute
-      requests_per_unit: 1000000000
-`;
 
 async function ensureTool(binary: string, module: string): Promise<string> {
   const path = join(TOOLS, binary);
@@ -110,128 +103,11 @@ async function startService(
   };
 }
 
-/** The process and its descendants (our primary and workers). */
-async function processTree(pid: number): Promise<number[]> {
-  const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
-  const list = [pid];
-  for (const child of children.trim().split(/\s+/).filter(Boolean))
-    list.push(...(await processTree(Number(child))));
-  return list;
-}
-
-async function cpuTicks(pids: readonly number[]): Promise<number> {
-  let ticks = 0;
-  for (const pid of pids) {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    ticks += Number(fields[11] ?? 0) + Number(fields[12] ?? 0); // utime, stime
-  }
-  return ticks;
-}
-
-async function rssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return kb / 1024;
-}
-
-interface Figures {
-  decisions: number;
-  perSecond: number;
-  p50Ms: number;
-  p99Ms: number;
+interface Figures extends LoadFigures {
   cpuUsPerDecision: number;
-  /** Largest process (a worker for ours), and the whole tree. */
+  /** Largest process (a decision process for ours), and the whole tree. */
   rssMaxMb: number;
   rssTotalMb: number;
-  errors: number;
-}
-
-type Generator = (
-  service: Service,
-  callers: number,
-  seconds: number,
-) => Promise<Omit<Figures, 'cpuUsPerDecision' | 'rssMaxMb' | 'rssTotalMb'>>;
-
-function ghzGenerator(ghz: string): Generator {
-  return async (service, callers, seconds) => {
-    const connections = Math.min(callers, settings.maxConnections);
-    const { stdout } = await run(
-      ghz,
-      [
-        '--insecure',
-        '--proto',
-        join(ROOT, 'proto', 'envoy/service/ratelimit/v3/rls.proto'),
-        '-i',
-        join(ROOT, 'proto'),
-        '--call',
-        'envoy.service.ratelimit.v3.RateLimitService.ShouldRateLimit',
-        '-d',
-        '{"domain":"bench","descriptors":[{"entries":[{"key":"user","value":"u{{.WorkerID}}"}]}],"hits_addend":1}',
-        '-c',
-        String(callers),
-        '--connections',
-        String(connections),
-        '-z',
-        `${seconds}s`,
-        '-O',
-        'json',
-        service.grpc,
-      ],
-      { maxBuffer: 1 << 26 },
-    );
-    const report = JSON.parse(stdout) as {
-      count: number;
-      rps: number;
-      latencyDistribution: Array<{ percentage: number; latency: number }> | null;
-      statusCodeDistribution: Record<string, number>;
-    };
-    const at = (p: number) =>
-      (report.latencyDistribution?.find((d) => d.percentage === p)?.latency ?? 0) / 1e6;
-    const ok = report.statusCodeDistribution.OK ?? 0;
-    return {
-      decisions: ok,
-      perSecond: report.rps * (ok / Math.max(1, report.count)),
-      p50Ms: at(50),
-      p99Ms: at(99),
-      errors: report.count - ok,
-    };
-  };
-}
-
-function heyGenerator(hey: string): Generator {
-  return async (service, callers, seconds) => {
-    const { stdout } = await run(
-      hey,
-      [
-        '-z',
-        `${seconds}s`,
-        '-c',
-        String(callers),
-        '-m',
-        'POST',
-        '-T',
-        'application/json',
-        '-d',
-        '{"domain":"bench","descriptors":[{"entries":[{"key":"user","value":"json"}]}]}',
-        `http://127.0.0.1:${service.http}/json`,
-      ],
-      { maxBuffer: 1 << 26 },
-    );
-    const perSecond = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? 0);
-    // hey prints `  99%% in 0.0044 secs` (its format string's %% left as is).
-    const pct = (p: number) => Number(new RegExp(`${p}%+ in ([\\d.]+) secs`).exec(stdout)?.[1] ?? 0) * 1000;
-    const codes = [...stdout.matchAll(/\[(\d+)\]\s+(\d+) responses/g)];
-    const ok = codes.filter(([, code]) => code === '200').reduce((n, [, , c]) => n + Number(c), 0);
-    const all = codes.reduce((n, [, , c]) => n + Number(c), 0);
-    return {
-      decisions: ok,
-      perSecond: perSecond * (ok / Math.max(1, all)),
-      p50Ms: pct(50),
-      p99Ms: pct(99),
-      errors: all - ok,
-    };
-  };
 }
 
 async function measure(service: Service, generate: Generator, callers: number): Promise<Figures> {
@@ -243,10 +119,10 @@ async function measure(service: Service, generate: Generator, callers: number): 
   let sampling = true;
   const sampler = (async () => {
     await sleep(settings.seconds * 500);
-    const workers = pids.length > 1 ? pids.slice(1) : pids;
+    const deciders = pids.length > 1 ? pids.slice(1) : pids;
     while (sampling) {
       const each = await Promise.all(pids.map(rssMb));
-      rssMaxMb = Math.max(rssMaxMb, ...(await Promise.all(workers.map(rssMb))));
+      rssMaxMb = Math.max(rssMaxMb, ...(await Promise.all(deciders.map(rssMb))));
       rssTotalMb = Math.max(
         rssTotalMb,
         each.reduce((a, b) => a + b, 0),
@@ -270,7 +146,7 @@ async function main(): Promise<void> {
   const hey = await ensureTool('hey', 'github.com/rakyll/hey@latest');
   build(BENCH_BUILD);
   const redis = await startRedis();
-  const runtime = await createRuntimeFolder({ 'bench.yaml': CONFIG });
+  const runtime = await createRuntimeFolder({ 'bench.yaml': BENCH_CONFIG });
   const common = {
     REDIS_URL: `127.0.0.1:${redis.port}`,
     RUNTIME_ROOT: runtime.root,
@@ -290,7 +166,7 @@ async function main(): Promise<void> {
       {
         ...common,
         RATELIMIT_WORKERS: String(settings.workers),
-        // Unset: the service's default options for its workers.
+        // Unset: the service's default options for its decision processes.
         ...(settings.workerNodeOptions === '' && settings.cpuProfDir === ''
           ? {}
           : {
@@ -301,19 +177,19 @@ async function main(): Promise<void> {
                 settings.cpuProfDir === '' ? '' : `--cpu-prof --cpu-prof-dir=${settings.cpuProfDir}`,
               ].join(' '),
             }),
-        CONFIG_KAFKA_PUBLISH: 'false',
+        BENCH_CONFIG_KAFKA_PUBLISH: 'false',
       },
     );
     services.push(ours);
     const ref = await startService('reference', reference, [], common);
     services.push(ref);
     await sleep(1_000);
-    // Ours: the primary first, then the workers (the figure per worker is the largest worker's).
+    // Ours: the primary first, then the decision processes (the figure per process is the largest one's).
     const idle = async (s: Service) => {
       const each = await Promise.all((await processTree(s.child.pid!)).map(rssMb));
-      const workers = each.length > 1 ? each.slice(1) : each;
+      const deciders = each.length > 1 ? each.slice(1) : each;
       return {
-        max: Math.max(...workers),
+        max: Math.max(...deciders),
         primary: each[0]!,
         total: each.reduce((a, b) => a + b, 0),
         processes: each.length,
@@ -326,17 +202,17 @@ async function main(): Promise<void> {
         .map((l) => l.toFixed(2))
         .join(
           ' ',
-        )}; ours ${settings.workers} workers; ${settings.seconds} s per cell after ${settings.warmupSeconds} s warm-up; ghz --connections min(callers, ${settings.maxConnections}); one dedicated redis-server`,
+        )}; ours ${settings.workers} decision processes; ${settings.seconds} s per cell after ${settings.warmupSeconds} s warm-up; ghz --connections min(callers, ${settings.maxConnections}); one dedicated redis-server`,
     );
     out(
-      `RSS idle: ours ${fmt(oursIdle.max)} MB per worker (largest of ${oursIdle.processes - 1} workers; primary ${fmt(oursIdle.primary)} MB; ${fmt(oursIdle.total)} MB all) | reference ${fmt(refIdle.max)} MB`,
+      `RSS idle: ours ${fmt(oursIdle.max)} MB per decision process (largest of ${oursIdle.processes - 1}; primary ${fmt(oursIdle.primary)} MB; ${fmt(oursIdle.total)} MB all) | reference ${fmt(refIdle.max)} MB`,
     );
     out(
-      '| transport | callers | decisions/s ours / ref (ratio) | p50 ms ours / ref | p99 ms ours / ref (ratio) | CPU µs/decision ours / ref (ratio) | RSS MB ours worker (all) / ref | errors |',
+      '| transport | callers | decisions/s ours / ref (ratio) | p50 ms ours / ref | p99 ms ours / ref (ratio) | CPU µs/decision ours / ref (ratio) | RSS MB ours process (all) / ref | errors |',
     );
     out('|---|---|---|---|---|---|---|---|');
     const transports: Array<[string, Generator]> = [];
-    if (settings.only !== 'json') transports.push(['gRPC', ghzGenerator(ghz)]);
+    if (settings.only !== 'json') transports.push(['gRPC', ghzGenerator(ghz, settings.maxConnections)]);
     if (settings.only !== 'grpc') transports.push(['/json', heyGenerator(hey)]);
     for (const [transport, generate] of transports) {
       for (const callers of settings.callers.split(',').map(Number)) {

@@ -9,11 +9,9 @@ import { availableParallelism, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { int, readSettings, str } from '../shared/settings.ts';
-import {
-  createRuntimeFolder,
-  type RatelimitServer,
-  startRatelimitServer,
-} from '../test/helpers/ratelimit-server.ts';
+import { createRuntimeFolder } from '../test/helpers/ratelimit-runtime.ts';
+import { type RatelimitServer, startRatelimitServer } from '../test/helpers/ratelimit-server.ts';
+import { BENCH_CONFIG } from './ratelimit/bench-config.ts';
 import {
   type Decide,
   grpcLoadClient,
@@ -45,14 +43,6 @@ const settings = readSettings(
   },
   process.env,
 );
-
-const CONFIG = `domain: bench
-descriptors:
-  - key: user
-    rate_limit:
-      unit: minute
-      requests_per_unit: 1000000000
-`;
 
 interface Cell {
   transport: string;
@@ -198,7 +188,7 @@ function row(columns: ReadonlyArray<readonly [string | number, number]>): string
     .join(' ');
 }
 
-const runtime = await createRuntimeFolder({ 'bench.yaml': CONFIG });
+const runtime = await createRuntimeFolder({ 'bench.yaml': BENCH_CONFIG });
 const [host, port] = settings.redisUrl.split(':');
 const redis = new Redis({ host, port: Number(port) });
 const common = {

@@ -1,11 +1,8 @@
 // The Redis counter store's connection alone, in this process: 100 concurrent decisions, each one
 // pipeline of INCRBY + EXPIRE, through the lean RESP connection and through ioredis, against the
 // real Redis. What the lean connection saves per decision, without HTTP, gRPC or a second process.
-import type { CounterConnection } from '../../services/ratelimit/adapters/counter-connection.ts';
-import { createIoredisConnection } from '../../services/ratelimit/adapters/ioredis-connection.ts';
-import { createRedisClients, parseHostPort } from '../../services/ratelimit/adapters/redis-client.ts';
-import { createRespConnection } from '../../services/ratelimit/adapters/resp-connection.ts';
-import type { RedisConnectionSettings } from '../../services/ratelimit/settings.ts';
+import type { CounterConnection } from '../../services/ratelimit/adapters/redis/counter-connection.ts';
+import { ioredisCounterConnection, respCounterConnection } from '../../test/helpers/counter-connections.ts';
 
 export interface StoreCell {
   readonly client: string;
@@ -13,39 +10,12 @@ export interface StoreCell {
   readonly cpuUs: number;
 }
 
-const quiet = { onReady() {}, onClose() {}, onError() {} };
 const CALLERS = 100;
 
 export async function measureStore(redisUrl: string, prefix: string, ms: number): Promise<StoreCell[]> {
-  const address = parseHostPort(redisUrl);
-  const settings: RedisConnectionSettings = {
-    name: 'redis',
-    socketType: 'tcp',
-    type: 'single',
-    url: redisUrl,
-    poolSize: 1,
-    auth: '',
-    sentinelAuth: '',
-    tls: false,
-    pipelineWindowMs: 0,
-    pipelineLimit: 0,
-    timeoutMs: 10_000,
-  };
   const clients: Array<[string, () => CounterConnection]> = [
-    ['lean RESP', () => createRespConnection({ ...address, connectTimeoutMs: 10_000, ...quiet })],
-    [
-      'ioredis',
-      () =>
-        createIoredisConnection(
-          createRedisClients(settings, {
-            clientCert: '',
-            clientKey: '',
-            caCert: '',
-            skipHostnameVerification: false,
-          })[0]!,
-          quiet,
-        ),
-    ],
+    ['lean RESP', () => respCounterConnection(redisUrl, 10_000)],
+    ['ioredis', () => ioredisCounterConnection(redisUrl, 10_000)],
   ];
   const cells: StoreCell[] = [];
   for (const [client, make] of clients) {

@@ -26,7 +26,26 @@ export interface CounterStore {
   close(): Promise<void>;
 }
 
-/** Where the configuration in force comes from and goes to. */
-export interface ConfigHolder {
-  current(): RateLimitConfig | undefined;
+/** A configuration as a source loaded it (parsed and validated once), and where it came from. */
+export interface SourcedConfig {
+  readonly config: RateLimitConfig;
+  /** `files`, `xds`, or `kafka:<publisher>`. */
+  readonly source: string;
+  readonly mergeDomainConfig: boolean;
+}
+
+/**
+ * Where configurations come from: the runtime folder, an xDS management server, or the
+ * ratelimit.config topic (envoyproxy/ratelimit's providers).
+ */
+export interface ConfigSource {
+  /**
+   * Starts watching, streaming or following, and resolves once it does (rejects when it cannot
+   * start). `onConfig` receives every configuration that loaded, in order, each loaded once; one
+   * that does not load never reaches it (the source counts and logs it, or NACKs it), so the last
+   * good one stays in force. `onConfig` must not throw.
+   */
+  start(onConfig: (loaded: SourcedConfig) => void): Promise<void>;
+  /** Stops watching; nothing reaches `onConfig` after it resolves. */
+  stop(): Promise<void>;
 }

@@ -6,12 +6,10 @@
 // (error_detail set, version_info = the last accepted one). A snapshot is sent once to each stream
 // (at its first request, or when the snapshot changes), not again after a NACK. Every request is
 // recorded for the tests to check.
-import path from 'node:path';
 import { Server, ServerCredentials, type ServerDuplexStream, type ServiceError } from '@grpc/grpc-js';
-import protobuf from 'protobufjs';
-import { loadPackageDefinition, lookupService, PROTO_ROOT } from '../../shared/grpc.ts';
-
-const TYPE_URL = 'type.googleapis.com/ratelimit.config.ratelimit.v3.RateLimitConfig';
+import { ADS_PROTO, ADS_SERVICE } from '../../services/ratelimit/adapters/config/xds-client.ts';
+import { RLS_CONFIG_TYPE_URL, rateLimitConfigType } from '../../services/ratelimit/config/xds.ts';
+import { loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
 
 /** A RateLimitConfig as protobufjs takes it (snake_case, enums by name). */
 export interface RlsConfigResource {
@@ -53,24 +51,13 @@ export interface AdsServer {
   restart(): Promise<void>;
 }
 
-let rlsType: protobuf.Type | undefined;
-function configType(): protobuf.Type {
-  if (rlsType === undefined) {
-    const root = new protobuf.Root();
-    root.resolvePath = (_origin, target) => path.resolve(PROTO_ROOT, target);
-    root.loadSync('ratelimit/config/ratelimit/v3/rls_conf.proto', { keepCase: true });
-    rlsType = root.lookupType('ratelimit.config.ratelimit.v3.RateLimitConfig');
-  }
-  return rlsType;
-}
-
 /** Encodes a resource as an Any holding a RateLimitConfig. */
 export function encodeRlsConfig(resource: RlsConfigResource): { type_url: string; value: Buffer } {
-  const type = configType();
+  const type = rateLimitConfigType();
   const message = type.fromObject(resource);
   const problem = type.verify(message);
   if (problem !== null) throw new Error(`bad RateLimitConfig in the test: ${problem}`);
-  return { type_url: TYPE_URL, value: Buffer.from(type.encode(message).finish()) };
+  return { type_url: RLS_CONFIG_TYPE_URL, value: Buffer.from(type.encode(message).finish()) };
 }
 
 interface WireRequest {
@@ -82,10 +69,7 @@ interface WireRequest {
 }
 
 export async function startAdsServer(options: { port?: number; credentials?: ServerCredentials } = {}) {
-  const Ads = lookupService(
-    loadPackageDefinition(['envoy/service/discovery/v3/ads.proto']),
-    'envoy.service.discovery.v3.AggregatedDiscoveryService',
-  );
+  const Ads = lookupService(loadPackageDefinition([ADS_PROTO]), ADS_SERVICE);
   const requests: RecordedRequest[] = [];
   const sent: SentResponse[] = [];
   let snapshot: { version: string; resources: Array<{ type_url: string; value: Buffer }> } | undefined;
@@ -106,7 +90,7 @@ export async function startAdsServer(options: { port?: number; credentials?: Ser
     stream.call.write({
       version_info: snapshot.version,
       resources: snapshot.resources,
-      type_url: TYPE_URL,
+      type_url: RLS_CONFIG_TYPE_URL,
       nonce,
     });
   };
@@ -144,7 +128,7 @@ export async function startAdsServer(options: { port?: number; credentials?: Ser
           headers,
           kind,
         });
-        if (request.type_url !== TYPE_URL) return;
+        if (request.type_url !== RLS_CONFIG_TYPE_URL) return;
         // A client that already holds the snapshot's version (reconnecting) is not sent it again.
         if (kind === 'initial' && snapshot !== undefined && request.version_info === snapshot.version)
           stream.sentVersion = snapshot.version;

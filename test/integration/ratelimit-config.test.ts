@@ -1,25 +1,20 @@
 // Configuration in force: hot reload of the files (changes inside the folder and the symlink swap
 // of RUNTIME_ROOT) with no failed request, an invalid file never applied, FORCE_START_WITHOUT_INITIAL_CONFIG,
 // and three instances converging on a configuration published on Kafka.
-import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createRuntimeFolder, RUNTIME_FIXTURES, type RuntimeFolder } from '../helpers/ratelimit-runtime.ts';
 import {
-  askEveryWorker,
-  createRuntimeFolder,
+  askEveryDecisionProcess,
   descriptors,
   type RatelimitServer,
-  RUNTIME_FIXTURES,
-  type RuntimeFolder,
+  random,
   startRatelimitServer,
+  versionOf,
 } from '../helpers/ratelimit-server.ts';
 import { waitFor } from '../helpers/wait-for.ts';
-
-const random = (): string => randomBytes(6).toString('hex');
-const versionOf = async (server: RatelimitServer): Promise<string | undefined> =>
-  /^# version: ([0-9a-f]+)$/m.exec(await server.debug('/rlconfig'))?.[1];
 
 /** Sends decisions back to back until stopped; every failure is kept. */
 function keepDeciding(server: RatelimitServer): { stop(): Promise<{ calls: number; failures: unknown[] }> } {
@@ -210,7 +205,7 @@ describe('ratelimit configuration broadcast on Kafka', () => {
     });
     followers = await Promise.all([
       startRatelimitServer({ ...common, CONFIG_TYPE: 'KAFKA' }),
-      // Two decision workers: the primary subscribes and hands each configuration to both.
+      // Two decision processes: the primary subscribes and hands each configuration to both.
       startRatelimitServer({ ...common, CONFIG_TYPE: 'KAFKA', RATELIMIT_WORKERS: '2' }),
     ]);
   });
@@ -238,8 +233,8 @@ describe('ratelimit configuration broadcast on Kafka', () => {
       expect(answer.overall_code).toBe('OVER_LIMIT');
       expect(await instance.debug('/metrics')).toContain(`ratelimit_config_version_info{version="${next}"`);
     }
-    // Every worker of the two-worker follower applied it: each answers by the new configuration.
-    await askEveryWorker(
+    // Every decision process of the two-process follower applied it: each answers by the new configuration.
+    await askEveryDecisionProcess(
       followers[1]!,
       2,
       () => ({ domain: 'reload', descriptors: descriptors({ block: random() }) as never }),

@@ -1,30 +1,20 @@
 // Bad input, a Redis outage, stats at a real UDP listener and on /metrics, and the matching
 // features end to end (shadow mode, unlimited, replaces, quota mode, RateLimit-* headers, WEEK).
-import { randomBytes } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createRuntimeFolder, RUNTIME_FIXTURES, type RuntimeFolder } from '../helpers/ratelimit-runtime.ts';
 import {
-  createRuntimeFolder,
+  awayFromMinuteEdge,
   descriptors,
   type RatelimitServer,
-  RUNTIME_FIXTURES,
-  type RuntimeFolder,
+  random,
   startRatelimitServer,
 } from '../helpers/ratelimit-server.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/ratelimit-tcp-proxy.ts';
 import { waitFor } from '../helpers/wait-for.ts';
-
-const random = (): string => randomBytes(6).toString('hex');
-
-/** Counts within one MINUTE window must not straddle two: wait out the window's last 2 seconds. */
-async function awayFromMinuteEdge(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 2_000) await sleep(left + 50);
-}
 
 describe('ratelimit faults, stats and features', () => {
   const infra = inject('infra');
@@ -148,7 +138,7 @@ describe('ratelimit faults, stats and features', () => {
 
     it('shadow mode answers OK over the limit and counts shadow_mode', async () => {
       const value = random();
-      await awayFromMinuteEdge();
+      await awayFromMinuteEdge(2_000);
       await call(descriptors({ shadow: value }));
       const over = await call(descriptors({ shadow: value }));
       expect(over.overall_code).toBe('OK');
@@ -169,7 +159,7 @@ describe('ratelimit faults, stats and features', () => {
 
     it('a rule that replaces another takes its place', async () => {
       const value = random();
-      await awayFromMinuteEdge();
+      await awayFromMinuteEdge(2_000);
       expect((await call(descriptors({ banned: value }))).overall_code).toBe('OVER_LIMIT');
       const codes: string[] = [];
       for (let i = 0; i < 3; i++)
@@ -179,7 +169,7 @@ describe('ratelimit faults, stats and features', () => {
 
     it('a quota descriptor over its limit alone does not make the answer OVER_LIMIT, all of them do', async () => {
       const [spent, fresh] = [random(), random()];
-      await awayFromMinuteEdge();
+      await awayFromMinuteEdge(2_000);
       await call(descriptors({ quota: spent }));
       const one = await call(descriptors({ quota: spent }, { quota: fresh }));
       expect([one.overall_code, one.statuses[0]!.code, one.statuses[1]!.code]).toEqual([

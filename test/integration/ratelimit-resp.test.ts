@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { CounterConnection } from '../../services/ratelimit/adapters/counter-connection.ts';
-import { createIoredisConnection } from '../../services/ratelimit/adapters/ioredis-connection.ts';
-import { createRedisClients, parseHostPort } from '../../services/ratelimit/adapters/redis-client.ts';
-import { createRespConnection } from '../../services/ratelimit/adapters/resp-connection.ts';
+import type { CounterConnection } from '../../services/ratelimit/adapters/redis/counter-connection.ts';
+import { parseHostPort } from '../../services/ratelimit/adapters/redis/redis-client.ts';
+import { createRespConnection } from '../../services/ratelimit/adapters/redis/resp-connection.ts';
 import type { CounterIncrement } from '../../services/ratelimit/ports.ts';
+import { ioredisCounterConnection } from '../helpers/counter-connections.ts';
 import { freePort } from '../helpers/experiment-server.ts';
 import { startTcpProxy } from '../helpers/ratelimit-tcp-proxy.ts';
 import { waitFor } from '../helpers/wait-for.ts';
@@ -25,27 +25,6 @@ const item = (key: string, addend = 1, windowSeconds = 60): CounterIncrement => 
   windowSeconds,
   perSecond: false,
 });
-
-/** ioredis as the store creates it for a single node (the path sentinel, cluster and TLS take). */
-function ioredisConnection(redisUrl: string): CounterConnection {
-  const [client] = createRedisClients(
-    {
-      name: 'redis',
-      socketType: 'tcp',
-      type: 'single',
-      url: redisUrl,
-      poolSize: 1,
-      auth: '',
-      sentinelAuth: '',
-      tls: false,
-      pipelineWindowMs: 0,
-      pipelineLimit: 0,
-      timeoutMs: 2_000,
-    },
-    { clientCert: '', clientKey: '', caCert: '', skipHostnameVerification: false },
-  );
-  return createIoredisConnection(client!, { onReady() {}, onClose() {}, onError() {} });
-}
 
 /** Events of one connection, and the connection. */
 function connectTo(
@@ -74,7 +53,7 @@ describe.each([
   const make = (): CounterConnection => {
     const connection =
       name === 'ioredis'
-        ? ioredisConnection(infra.REDIS_URL)
+        ? ioredisCounterConnection(infra.REDIS_URL, 2_000)
         : connectTo(parseHostPort(infra.REDIS_URL)).connection;
     opened.push(connection);
     return connection;

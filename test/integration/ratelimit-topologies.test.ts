@@ -2,7 +2,6 @@
 // sentinel (with a failover under load), cluster (with a resharding), TLS with client-certificate
 // verification and AUTH (password, ACL user), the per-second Redis, memcached nodes listed or found
 // through SRV records from a real DNS server (dnsmasq), and a single Redis stopped under load.
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { crc32 } from 'node:zlib';
 import type { ServiceError } from '@grpc/grpc-js';
@@ -24,16 +23,17 @@ import {
   startSentinelSet,
   startTlsRedis,
 } from '../helpers/counter-topologies.ts';
+import { createRuntimeFolder, type RuntimeFolder } from '../helpers/ratelimit-runtime.ts';
 import {
-  createRuntimeFolder,
+  awayFromMinuteEdge,
+  countdown,
   descriptors,
+  failedStart,
   type RatelimitServer,
-  type RuntimeFolder,
+  random,
   startRatelimitServer,
 } from '../helpers/ratelimit-server.ts';
 import { waitFor } from '../helpers/wait-for.ts';
-
-const random = (): string => randomBytes(6).toString('hex');
 
 const CONFIG = `domain: topo
 descriptors:
@@ -51,12 +51,6 @@ descriptors:
       requests_per_unit: 100000000
 `;
 
-/** Counts within one MINUTE window must not straddle two: wait out the window's last 3 seconds. */
-async function awayFromMinuteEdge(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 3_000) await sleep(left + 50);
-}
-
 const windowStart = (seconds: number): number => Math.floor(Date.now() / 1000 / seconds) * seconds;
 const keyOf = (prefix: string, key: string, value: string, seconds: number): string =>
   `${prefix}topo_${key}_${value}_${windowStart(seconds)}`;
@@ -72,14 +66,7 @@ async function expectMinuteLimit(server: RatelimitServer, value: string): Promis
     });
     seen.push([reply.overall_code, reply.statuses[0]!.limit_remaining]);
   }
-  expect(seen).toEqual([
-    ['OK', 4],
-    ['OK', 3],
-    ['OK', 2],
-    ['OK', 1],
-    ['OK', 0],
-    ['OVER_LIMIT', 0],
-  ]);
+  expect(seen).toEqual(countdown(5, 6));
 }
 
 interface LoopResult {
@@ -160,7 +147,7 @@ describe('ratelimit counter-store topologies on real servers', () => {
     });
 
     it('a wrong REDIS_SENTINEL_AUTH fails at start naming the sentinels', async () => {
-      const failed = await startRatelimitServer(
+      const failed = await failedStart(
         {
           ...configEnv(),
           REDIS_TYPE: 'sentinel',
@@ -169,9 +156,6 @@ describe('ratelimit counter-store topologies on real servers', () => {
           REDIS_STARTUP_MAX_ELAPSED_TIME: '3s',
         },
         { readyTimeoutMs: 20_000 },
-      ).then(
-        () => undefined,
-        (error: Error) => error.message,
       );
       expect(failed).toMatch(/rlmaster|sentinel/i);
       expect(failed).toMatch(/exited with code 1/);
@@ -305,14 +289,6 @@ describe('ratelimit counter-store topologies on real servers', () => {
       REDIS_AUTH: auth.password,
       ...overrides,
     });
-    const failedStart = (env: Record<string, string>) =>
-      startRatelimitServer(env, { readyTimeoutMs: 20_000 }).then(
-        async (server) => {
-          await server.stop();
-          return 'started';
-        },
-        (error: Error) => error.message,
-      );
 
     it.each([
       ['password', () => auth.password],
@@ -346,18 +322,22 @@ describe('ratelimit counter-store topologies on real servers', () => {
     );
 
     it('a wrong password fails at start with a clear error', async () => {
-      const message = await failedStart(tlsEnv({ REDIS_AUTH: 'wrong' }));
+      const message = await failedStart(tlsEnv({ REDIS_AUTH: 'wrong' }), { readyTimeoutMs: 20_000 });
       expect(message).toMatch(/authentication refused.*REDIS_AUTH/);
       expect(message).toMatch(/WRONGPASS|invalid password/);
     });
 
     it('a CA that did not sign the server’s certificate fails at start with a clear error', async () => {
-      const message = await failedStart(tlsEnv({ REDIS_TLS_CACERT: certs.otherCa }));
+      const message = await failedStart(tlsEnv({ REDIS_TLS_CACERT: certs.otherCa }), {
+        readyTimeoutMs: 20_000,
+      });
       expect(message).toMatch(/TLS refused.*REDIS_TLS_CACERT/);
     });
 
     it('no client certificate (the server verifies clients) fails at start with a clear error', async () => {
-      const message = await failedStart(tlsEnv({ REDIS_TLS_CLIENT_CERT: '', REDIS_TLS_CLIENT_KEY: '' }));
+      const message = await failedStart(tlsEnv({ REDIS_TLS_CLIENT_CERT: '', REDIS_TLS_CLIENT_KEY: '' }), {
+        readyTimeoutMs: 20_000,
+      });
       expect(message).toMatch(/TLS refused|cannot use Redis/);
     });
   });
@@ -463,7 +443,7 @@ describe('ratelimit counter-store topologies on real servers', () => {
     });
 
     it('an SRV name the DNS server does not know fails at start', async () => {
-      const message = await startRatelimitServer(
+      const message = await failedStart(
         {
           ...configEnv(),
           BACKEND_TYPE: 'memcache',
@@ -471,9 +451,6 @@ describe('ratelimit counter-store topologies on real servers', () => {
           MEMCACHE_SRV_DNS_SERVER: `127.0.0.1:${dns.port}`,
         },
         { readyTimeoutMs: 20_000 },
-      ).then(
-        () => 'started',
-        (error: Error) => error.message,
       );
       expect(message).toMatch(/Unable to fetch servers from SRV _memcache._tcp.unknown.test/);
     });
@@ -510,6 +487,8 @@ describe('ratelimit counter-store topologies on real servers', () => {
         );
         expect(during.length).toBeGreaterThan(100); // failing fast: many calls answered while down
         expect(firstOkAfter - up).toBeLessThan(500);
+        // No error after the first OK, over decisions that were made (the loop kept deciding).
+        expect(result.okTimes.filter((t) => t > firstOkAfter).length).toBeGreaterThan(10);
         expect(errorsAfterFirstOk).toEqual([]);
       } finally {
         await server.stop();

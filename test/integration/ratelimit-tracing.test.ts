@@ -3,20 +3,13 @@
 // decision (gRPC and /json) continuing the caller's traceparent, with the domain and descriptor
 // count, and a child span per counter-store round trip; TRACING_SAMPLING_RATE=0 exports nothing.
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
+import { Metadata } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { RLS_PROTO, RLS_SERVICE } from '../../services/ratelimit/adapters/grpc-handlers.ts';
-import type { WireResponse } from '../../services/ratelimit/adapters/wire.ts';
-import { loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
+import type { WireResponse } from '../../services/ratelimit/adapters/grpc/wire.ts';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.ts';
-import {
-  createRuntimeFolder,
-  descriptors,
-  type RatelimitServer,
-  type RuntimeFolder,
-  startRatelimitServer,
-} from '../helpers/ratelimit-server.ts';
+import { createRuntimeFolder, type RuntimeFolder } from '../helpers/ratelimit-runtime.ts';
+import { descriptors, type RatelimitServer, startRatelimitServer } from '../helpers/ratelimit-server.ts';
+import { createRlsClient } from '../helpers/rls-client.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const CONFIG = `domain: traced
@@ -31,29 +24,16 @@ descriptors:
       requests_per_unit: 1000000
 `;
 const hex = (bytes: number): string => randomBytes(bytes).toString('hex');
-const RateLimitService = lookupService(loadPackageDefinition([RLS_PROTO]), RLS_SERVICE);
 
 /** A gRPC decision sent with a W3C traceparent. */
 async function grpcDecision(server: RatelimitServer, traceparent: string): Promise<WireResponse> {
-  const client = new RateLimitService(server.grpcAddress, credentials.createInsecure()) as unknown as {
-    ShouldRateLimit(
-      r: unknown,
-      m: Metadata,
-      o: unknown,
-      cb: (e: ServiceError | null, v: WireResponse) => void,
-    ): void;
-    close(): void;
-  };
+  const client = createRlsClient(server.grpcAddress, { timeoutMs: 5_000 });
   const metadata = new Metadata();
   metadata.set('traceparent', traceparent);
   try {
-    return await new Promise((resolve, reject) =>
-      client.ShouldRateLimit(
-        { domain: 'traced', descriptors: descriptors({ user: hex(4) }, { path: '/a' }), hits_addend: 1 },
-        metadata,
-        { deadline: Date.now() + 5_000 },
-        (error, reply) => (error ? reject(error) : resolve(reply)),
-      ),
+    return await client.shouldRateLimit(
+      { domain: 'traced', descriptors: descriptors({ user: hex(4) }, { path: '/a' }) as never },
+      metadata,
     );
   } finally {
     client.close();
@@ -180,8 +160,11 @@ describe('tracing over OTLP', () => {
       expect((await grpcDecision(server, `00-${hex(16)}-${hex(8)}-01`)).overall_code).toBe('OK');
       expect(await jsonDecision(server, `00-${hex(16)}-${hex(8)}-01`)).toBe(200);
     }
-    await sleep(1_500); // past the batch delay
-    expect(await server.stop()).toBe(0); // a clean stop flushes what is pending
+    expect(await server.stat('ratelimit_server.ShouldRateLimit.total_requests')).toBe(5);
+    // Exit code 0: every stop step finished, tracing's included, which exports what the batch
+    // holds and waits for the receiver's answer (it records spans before it answers). So any span
+    // of these ten decisions has arrived by now.
+    expect(await server.stop()).toBe(0);
     expect(receiver.spans.filter((s) => s.service === service)).toEqual([]);
   });
 });

@@ -3,26 +3,46 @@
 // configuration ACKed, an update, a NACK of a bad one (the old one still decides), a server restart
 // (reconnect with the backoff, nothing lost), and the configuration reaching a Kafka-only follower
 // through ratelimit.config.
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ServerCredentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type AdsServer, type RlsConfigResource, startAdsServer } from '../helpers/ads-server.ts';
+import { freePort } from '../helpers/experiment-server.ts';
 import {
-  askEveryWorker,
+  askEveryDecisionProcess,
   descriptors,
+  failedStart,
   type RatelimitServer,
+  random,
   startRatelimitServer,
+  versionOf,
 } from '../helpers/ratelimit-server.ts';
 import { clientLeaf, makeCa, serverLeaf } from '../helpers/tls-certs.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
-const random = (): string => randomBytes(6).toString('hex');
-const versionOf = async (server: RatelimitServer): Promise<string | undefined> =>
-  /^# version: ([0-9a-f]+)$/m.exec(await server.debug('/rlconfig'))?.[1];
+/** A resource the loader refuses (a limited rule of unit UNKNOWN). */
+const broken: RlsConfigResource = {
+  name: 'xds-broken',
+  domain: 'broken',
+  descriptors: [{ key: 'k', rate_limit: { unit: 'UNKNOWN', requests_per_unit: 5 } }],
+};
+
+/** Whether nothing listens on `port` (the connection is refused). */
+const refused = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port }, () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.on('error', () => resolve(true));
+  });
+
+/** How many reconnects the xDS client has scheduled so far (one per stream that ended or failed). */
+const reconnectsOf = (server: RatelimitServer): number =>
+  server.output().split('xDS reconnect scheduled').length - 1;
 
 const config = (name: string, perHour: number): RlsConfigResource => ({
   name,
@@ -56,6 +76,7 @@ describe('rate limit configuration from an xDS management server', () => {
   });
 
   it('holds the listeners until the first configuration, then ACKs it with its version and nonce', async () => {
+    const [httpPort, grpcPort] = [await freePort(), await freePort()];
     const starting = startRatelimitServer(
       {
         REDIS_URL: infra.REDIS_URL,
@@ -72,13 +93,12 @@ describe('rate limit configuration from an xDS management server', () => {
         XDS_CLIENT_BACKOFF_MAX_INTERVAL: '1s',
         FORCE_START_WITHOUT_INITIAL_CONFIG: 'false',
         LOG_LEVEL: 'info',
+        PORT: String(httpPort),
+        GRPC_PORT: String(grpcPort),
       },
       { readyTimeoutMs: 60_000 },
     );
-    let listening = false;
-    void starting.then(() => {
-      listening = true;
-    });
+    void starting.catch(() => undefined); // awaited below, once the first configuration is served
     // The client's first request arrives; no snapshot yet, so no answer and no listener.
     await waitFor('the first DiscoveryRequest', () => ads.requests.find((r) => r.kind === 'initial'));
     const first = ads.requests.find((r) => r.kind === 'initial')!;
@@ -89,9 +109,15 @@ describe('rate limit configuration from an xDS management server', () => {
       nodeMetadata: { zone: 'eu-1', team: 'edge' },
     });
     expect(first.headers['x-tenant']).toBe('blue');
-    // startRatelimitServer resolves once /healthcheck answers: the listeners are not open.
-    await sleep(1_500);
-    expect(listening).toBe(false);
+    // A response it handles but cannot apply: once its NACK is back the service is up and has
+    // nothing left to do but wait for a configuration, and its listeners are still closed.
+    ads.setSnapshot('v0-bad', [broken]);
+    const sentBad = ads.sent.find((s) => s.version === 'v0-bad')!;
+    await waitFor('the NACK of v0-bad', () =>
+      ads.requests.find((r) => r.responseNonce === sentBad.nonce && r.kind === 'nack'),
+    );
+    expect(await refused(httpPort)).toBe(true);
+    expect(await refused(grpcPort)).toBe(true);
 
     ads.setSnapshot('v1', [config('xds-main', 100)]);
     server = await starting;
@@ -127,14 +153,7 @@ describe('rate limit configuration from an xDS management server', () => {
   it('NACKs an invalid configuration with the loader message, and the previous one keeps deciding', async () => {
     const errorsBefore = await server.stat('ratelimit.service.config_load_error');
     const versionBefore = await versionOf(server);
-    ads.setSnapshot('v3-bad', [
-      config('xds-main', 300),
-      {
-        name: 'xds-broken',
-        domain: 'broken',
-        descriptors: [{ key: 'k', rate_limit: { unit: 'UNKNOWN', requests_per_unit: 5 } }],
-      },
-    ]);
+    ads.setSnapshot('v3-bad', [config('xds-main', 300), broken]);
     const sentBad = ads.sent.find((s) => s.version === 'v3-bad')!;
     const nack = await waitFor('the NACK', () =>
       ads.requests.find((r) => r.responseNonce === sentBad?.nonce && r.kind === 'nack'),
@@ -150,10 +169,16 @@ describe('rate limit configuration from an xDS management server', () => {
 
   it('reconnects after the server restarts and applies what it then serves; decisions never stop', async () => {
     const streamsBefore = new Set(ads.requests.map((r) => r.stream));
+    const reconnectsBefore = reconnectsOf(server);
     await ads.stop();
-    // The management server is gone: decisions still follow the configuration in force.
+    // The management server is gone: decisions still follow the configuration in force, also once
+    // the client has seen its stream end and a reconnect fail.
     for (let i = 0; i < 5; i++) expect(await limitFor(server)).toBe(200);
-    await sleep(700);
+    await waitFor(
+      'the stream end and a failed reconnect',
+      () => reconnectsOf(server) >= reconnectsBefore + 2,
+    );
+    expect(server.output()).toContain('xDS stream ended; reconnecting');
     expect(await limitFor(server)).toBe(200);
     ads.setSnapshot('v4', [config('xds-main', 400)]);
     await ads.restart();
@@ -168,7 +193,6 @@ describe('rate limit configuration from an xDS management server', () => {
     await waitFor('the ACK of v4', () =>
       ads.requests.find((r) => r.kind === 'ack' && r.versionInfo === 'v4'),
     );
-    expect(server.output()).toContain('xDS stream ended; reconnecting');
   });
 
   it('publishes what it applied on ratelimit.config, so a Kafka-only follower converges on it', async () => {
@@ -188,8 +212,8 @@ describe('rate limit configuration from an xDS management server', () => {
     await waitFor('the follower to follow the next one', async () => (await limitFor(follower!)) === 500);
     expect(await versionOf(follower)).toBe(await versionOf(server));
   });
-  it('feeds every decision worker from the primary (RATELIMIT_WORKERS=2)', async () => {
-    const workers = await startRatelimitServer({
+  it('feeds every decision process from the primary (RATELIMIT_WORKERS=2)', async () => {
+    const processes = await startRatelimitServer({
       REDIS_URL: infra.REDIS_URL,
       CONFIG_TYPE: 'GRPC_XDS_SOTW',
       CONFIG_GRPC_XDS_SERVER_URL: ads.address,
@@ -197,9 +221,9 @@ describe('rate limit configuration from an xDS management server', () => {
       RATELIMIT_WORKERS: '2',
     });
     try {
-      // Each worker answers with the limit of the xDS snapshot, which only the primary received.
-      await askEveryWorker(
-        workers,
+      // Each decision process answers with the limit of the xDS snapshot, which only the primary received.
+      await askEveryDecisionProcess(
+        processes,
         2,
         () => ({ domain: 'xds', descriptors: descriptors({ user: random() }) as never }),
         (reply) => expect(reply.statuses[0]?.current_limit?.requests_per_unit).toBe(500),
@@ -208,7 +232,7 @@ describe('rate limit configuration from an xDS management server', () => {
         1,
       );
     } finally {
-      await workers.stop();
+      await processes.stop();
     }
   });
 });
@@ -218,6 +242,17 @@ describe('xDS over mutual TLS (CONFIG_GRPC_XDS_SERVER_USE_TLS)', () => {
   let ads: AdsServer;
   let server: RatelimitServer | undefined;
   const files = { ca: '', cert: '', key: '' };
+  /** xDS over TLS with the client certificate, checking `san` on the management server's certificate. */
+  const tlsSettings = (san: string): Record<string, string> => ({
+    REDIS_URL: inject('infra').REDIS_URL,
+    CONFIG_TYPE: 'GRPC_XDS_SOTW',
+    CONFIG_GRPC_XDS_SERVER_URL: ads.address,
+    CONFIG_GRPC_XDS_SERVER_USE_TLS: 'true',
+    CONFIG_GRPC_XDS_SERVER_TLS_CACERT: files.ca,
+    CONFIG_GRPC_XDS_CLIENT_TLS_CERT: files.cert,
+    CONFIG_GRPC_XDS_CLIENT_TLS_KEY: files.key,
+    CONFIG_GRPC_XDS_SERVER_TLS_SAN: san,
+  });
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ratelimit-xds-tls-'));
@@ -242,16 +277,7 @@ describe('xDS over mutual TLS (CONFIG_GRPC_XDS_SERVER_USE_TLS)', () => {
   });
 
   it('gets its configuration over TLS with a client certificate, checking the SAN override', async () => {
-    server = await startRatelimitServer({
-      REDIS_URL: inject('infra').REDIS_URL,
-      CONFIG_TYPE: 'GRPC_XDS_SOTW',
-      CONFIG_GRPC_XDS_SERVER_URL: ads.address,
-      CONFIG_GRPC_XDS_SERVER_USE_TLS: 'true',
-      CONFIG_GRPC_XDS_SERVER_TLS_CACERT: files.ca,
-      CONFIG_GRPC_XDS_CLIENT_TLS_CERT: files.cert,
-      CONFIG_GRPC_XDS_CLIENT_TLS_KEY: files.key,
-      CONFIG_GRPC_XDS_SERVER_TLS_SAN: 'xds.mesh.local',
-    });
+    server = await startRatelimitServer(tlsSettings('xds.mesh.local'));
     const reply = await server.shouldRateLimit({
       domain: 'xds',
       descriptors: descriptors({ user: random() }) as never,
@@ -261,22 +287,9 @@ describe('xDS over mutual TLS (CONFIG_GRPC_XDS_SERVER_USE_TLS)', () => {
   });
   it('refuses a management server whose certificate does not carry CONFIG_GRPC_XDS_SERVER_TLS_SAN', async () => {
     const before = ads.requests.length;
-    const failed = await startRatelimitServer(
-      {
-        REDIS_URL: inject('infra').REDIS_URL,
-        CONFIG_TYPE: 'GRPC_XDS_SOTW',
-        CONFIG_GRPC_XDS_SERVER_URL: ads.address,
-        CONFIG_GRPC_XDS_SERVER_USE_TLS: 'true',
-        CONFIG_GRPC_XDS_SERVER_TLS_CACERT: files.ca,
-        CONFIG_GRPC_XDS_CLIENT_TLS_CERT: files.cert,
-        CONFIG_GRPC_XDS_CLIENT_TLS_KEY: files.key,
-        CONFIG_GRPC_XDS_SERVER_TLS_SAN: 'impostor.mesh.local',
-        CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL: '200ms',
-      },
+    const failed = await failedStart(
+      { ...tlsSettings('impostor.mesh.local'), CONFIG_GRPC_XDS_SERVER_CONNECT_RETRY_INTERVAL: '200ms' },
       { readyTimeoutMs: 4_000 },
-    ).then(
-      () => 'started',
-      (error: Error) => error.message,
     );
     // No configuration ever arrives, so the listeners never open; the client keeps retrying.
     expect(failed).toContain('timed out');

@@ -1,16 +1,15 @@
 // Reference section 6.1's scenarios (envoyproxy/ratelimit test/integration), over gRPC and /json,
 // against the real Redis (with and without the per-second Redis and the local cache) and memcached.
-import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type RedisServer, startRedis } from '../helpers/counter-topologies.ts';
+import { createRuntimeFolder, type RuntimeFolder } from '../helpers/ratelimit-runtime.ts';
 import {
-  createRuntimeFolder,
+  awayFromMinuteEdge,
   descriptors,
   type RatelimitServer,
-  type RuntimeFolder,
+  random,
   startRatelimitServer,
-  startRedisServer,
 } from '../helpers/ratelimit-server.ts';
 
 interface Status {
@@ -24,14 +23,6 @@ interface Answer {
   statuses: Status[];
 }
 type Call = (domain: string, list: ReturnType<typeof descriptors>) => Promise<Answer>;
-
-const random = (): string => randomBytes(6).toString('hex');
-
-/** Counts within one MINUTE window must not straddle two: wait out the window's last 2 seconds. */
-async function awayFromMinuteEdge(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 2_000) await sleep(left + 50);
-}
 
 function transports(server: () => RatelimitServer): Record<'gRPC' | '/json', Call> {
   return {
@@ -116,13 +107,13 @@ describe.each(VARIANTS)('ratelimit on $name', (variant) => {
   const infra = inject('infra');
   let runtime: RuntimeFolder;
   let server: RatelimitServer;
-  let perSecond: Awaited<ReturnType<typeof startRedisServer>>;
+  let perSecond: RedisServer;
   const local = variant.localCache ? '_local' : '';
   const prefix = `${variant.localCache ? 'prefix' : 'test'}-${random()}:`;
 
   beforeAll(async () => {
     runtime = await createRuntimeFolder();
-    perSecond = await startRedisServer();
+    perSecond = await startRedis();
     server = await startRatelimitServer({
       // Counters keyed by a pattern (share_threshold) are shared by every run within the hour:
       // each server counts under a prefix of its own.
@@ -172,7 +163,7 @@ describe.each(VARIANTS)('ratelimit on $name', (variant) => {
         await server.stat(withLocalCache),
         await server.stat('ratelimit.localcache.hitCount'),
       ];
-      await awayFromMinuteEdge();
+      await awayFromMinuteEdge(2_000);
       for (let i = 0; i < 25; i++) {
         const answer = await call('another', descriptors({ [`key2${local}`]: value }));
         const over = i >= 20;
@@ -194,7 +185,7 @@ describe.each(VARIANTS)('ratelimit on $name', (variant) => {
 
     it('answers every descriptor and is OVER_LIMIT when one of them is', async () => {
       const value = random();
-      await awayFromMinuteEdge();
+      await awayFromMinuteEdge(2_000);
       for (let i = 0; i < 15; i++) {
         const answer = await call(
           'another',

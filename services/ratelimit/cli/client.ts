@@ -3,8 +3,9 @@
 //   npm run -s ratelimit:client -- -dial_string localhost:8081 -domain basic -descriptors key1=foo
 import { credentials, type ServiceError } from '@grpc/grpc-js';
 import { loadPackageDefinition, lookupService } from '../../../shared/grpc.ts';
-import { RLS_PROTO, RLS_SERVICE } from '../adapters/grpc-handlers.ts';
-import type { WireRequest } from '../adapters/wire.ts';
+import { RLS_PROTO, RLS_SERVICE } from '../adapters/grpc/grpc-handlers.ts';
+import type { WireRequest } from '../adapters/grpc/wire.ts';
+import { parseKeyValueList } from '../settings/key-value-list.ts';
 
 export interface ClientFlags {
   dialString: string;
@@ -32,11 +33,9 @@ export function parseFlags(args: readonly string[]): ClientFlags {
 
 /** `k1=v1,k2=v2` → entries; a pair without exactly one `=` is refused as the Go client does. */
 export function parseDescriptor(text: string): Array<{ key: string; value: string }> {
-  return text.split(',').map((pair) => {
-    const parts = pair.split('=');
-    if (parts.length !== 2) throw new UsageError('invalid descriptor list');
-    return { key: parts[0]!, value: parts[1]! };
-  });
+  const { pairs, bad } = parseKeyValueList(text, '=', { exact: true });
+  if (bad.length > 0) throw new UsageError('invalid descriptor list');
+  return pairs.map(([key, value]) => ({ key, value }));
 }
 
 /** A message in protobuf text format, close to what Go's prototext prints. */

@@ -1,4 +1,4 @@
-import type { DescriptorNode } from './tree.ts';
+import type { DescriptorNode } from './types.ts';
 
 /**
  * The `/rlconfig` body: one line per configured limit, domains in load order and descriptors in

@@ -4,11 +4,19 @@ import { findLimit } from './match.ts';
 import { readDocument } from './read-document.ts';
 import { overrideRule, ruleFromMatch } from './rule.ts';
 import { buildDomains } from './tree.ts';
-import type { ConfigFile, LimitLookup, LoadOptions, RateLimitConfig, RequestDescriptor } from './types.ts';
+import type {
+  ConfigData,
+  ConfigFile,
+  LimitLookup,
+  LoadOptions,
+  RateLimitConfig,
+  RequestDescriptor,
+} from './types.ts';
 import { configVersion } from './version.ts';
 
 export { ConfigError } from './config-error.ts';
 export type {
+  ConfigData,
   ConfigFile,
   LimitLookup,
   LoadOptions,
@@ -31,19 +39,26 @@ const DOMAIN_NOT_FOUND: LimitLookup = Object.freeze({ kind: 'domain-not-found' }
  * configuration is either loaded whole or not at all.
  */
 export function loadConfig(files: readonly ConfigFile[], options: LoadOptions): RateLimitConfig {
-  const frozenFiles = Object.freeze(files.map((file) => Object.freeze({ name: file.name, text: file.text })));
-  const documents = frozenFiles.map((file) => ({
-    fileName: file.name,
-    root: readDocument(file.name, file.text),
-  }));
+  const documents = files.map((file) => ({ fileName: file.name, root: readDocument(file.name, file.text) }));
   const domains = buildDomains(documents, options.mergeDomainConfig);
-  const version = configVersion(frozenFiles);
-  const dump = dumpDomains(domains);
+  return configFromData({
+    version: configVersion(files),
+    files,
+    domains,
+    dump: dumpDomains(domains),
+  });
+}
 
+/** The configuration `data` describes (one loadConfig gave, carried here by structured clone): no parsing, no checks. */
+export function configFromData(data: ConfigData): RateLimitConfig {
+  const { domains, dump } = data;
+  const files = Object.freeze(data.files.map((file) => Object.freeze({ name: file.name, text: file.text })));
+  const frozen: ConfigData = Object.freeze({ version: data.version, files, domains, dump });
   return Object.freeze({
-    version,
-    files: frozenFiles,
+    version: data.version,
+    files,
     domains: Object.freeze([...domains.keys()]),
+    data: frozen,
     getLimit(domain: string, descriptor: RequestDescriptor): LimitLookup {
       const root = domains.get(domain);
       if (root === undefined) return DOMAIN_NOT_FOUND;

@@ -1,5 +1,4 @@
-import type { ConfiguredLimit, DescriptorNode } from './tree.ts';
-import type { RequestEntry } from './types.ts';
+import type { ConfiguredLimit, DescriptorNode, RequestEntry } from './types.ts';
 import { matchesWildcard } from './wildcard.ts';
 
 /** How one request entry found its configuration node. */

@@ -1,35 +1,8 @@
 import { ConfigError } from './config-error.ts';
-import type { MetadataValue, Unit } from './types.ts';
+import type { ConfiguredLimit, DescriptorNode, Unit } from './types.ts';
 import { UNITS } from './types.ts';
-import type { WildcardPattern } from './wildcard.ts';
 import { compileWildcard, isWildcard } from './wildcard.ts';
 import type { YamlDescriptor, YamlRoot } from './yaml-model.ts';
-
-/** A limit as configured on one descriptor node. */
-export interface ConfiguredLimit {
-  /** `<domain>.<k1>[_<v1>]...`, the config path (wildcards keep their pattern). */
-  readonly fullKey: string;
-  readonly requestsPerUnit: number;
-  /** UNKNOWN only on unlimited limits, which need no unit (the reference shows it in /rlconfig). */
-  readonly unit: Unit | 'UNKNOWN';
-  readonly unlimited: boolean;
-  readonly shadowMode: boolean;
-  readonly quotaMode: boolean;
-  readonly name: string;
-  readonly replaces: readonly string[];
-  readonly detailedMetric: boolean;
-  readonly metadata: { readonly [key: string]: MetadataValue } | undefined;
-}
-
-/** One level of the configuration tree: children by `key` or `key_value`, wildcard children in config order. */
-export interface DescriptorNode {
-  readonly children: Map<string, DescriptorNode>;
-  readonly wildcards: WildcardPattern[];
-  readonly limit: ConfiguredLimit | undefined;
-  readonly valueToMetric: boolean;
-  /** The `key_value` pattern whose matches share one counter (share_threshold), '' when off. */
-  readonly sharedPattern: string;
-}
 
 export interface LoadedDocument {
   readonly fileName: string;

@@ -1,3 +1,5 @@
+import type { WildcardPattern } from './wildcard.ts';
+
 /** Units a configured limit may use (the RLS v3 `RateLimitResponse.RateLimit.Unit` names, without UNKNOWN). */
 export type Unit = 'SECOND' | 'MINUTE' | 'HOUR' | 'DAY' | 'WEEK' | 'MONTH' | 'YEAR';
 
@@ -63,13 +65,54 @@ export type LimitLookup =
   | { readonly kind: 'no-limit' }
   | { readonly kind: 'limit'; readonly rule: RateLimitRule };
 
+/** A limit as configured on one descriptor node. */
+export interface ConfiguredLimit {
+  /** `<domain>.<k1>[_<v1>]...`, the config path (wildcards keep their pattern). */
+  readonly fullKey: string;
+  readonly requestsPerUnit: number;
+  /** UNKNOWN only on unlimited limits, which need no unit (the reference shows it in /rlconfig). */
+  readonly unit: Unit | 'UNKNOWN';
+  readonly unlimited: boolean;
+  readonly shadowMode: boolean;
+  readonly quotaMode: boolean;
+  readonly name: string;
+  readonly replaces: readonly string[];
+  readonly detailedMetric: boolean;
+  readonly metadata: { readonly [key: string]: MetadataValue } | undefined;
+}
+
+/** One level of the configuration tree: children by `key` or `key_value`, wildcard children in config order. */
+export interface DescriptorNode {
+  readonly children: Map<string, DescriptorNode>;
+  readonly wildcards: WildcardPattern[];
+  readonly limit: ConfiguredLimit | undefined;
+  readonly valueToMetric: boolean;
+  /** The `key_value` pattern whose matches share one counter (share_threshold), '' when off. */
+  readonly sharedPattern: string;
+}
+
+/**
+ * A loaded configuration as plain data (Maps, arrays, plain objects): what structured clone carries
+ * to another process or thread, which rebuilds the configuration from it without parsing again.
+ */
+export interface ConfigData {
+  readonly version: string;
+  readonly files: readonly ConfigFile[];
+  /** The descriptor tree of each domain, in load order. */
+  readonly domains: ReadonlyMap<string, DescriptorNode>;
+  /** The `/rlconfig` body. */
+  readonly dump: string;
+}
+
 export interface RateLimitConfig {
   /** Stable identifier of this configuration: sha256 over the sorted file names and texts. */
   readonly version: string;
-  /** What was loaded, in load order (broadcast as is; receivers call loadConfig again). */
+  /** What was loaded, in load order (broadcast as is; other instances load them again). */
   readonly files: readonly ConfigFile[];
   /** Domains in load order. */
   readonly domains: readonly string[];
+  /** This configuration as data, for the decision units of the instance (configFromData). */
+  readonly data: ConfigData;
   getLimit(domain: string, descriptor: RequestDescriptor): LimitLookup;
   /** The `/rlconfig` body. */
   dump(): string;

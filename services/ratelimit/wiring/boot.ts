@@ -3,8 +3,8 @@
 import { createLifecycle, type Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { SettingsError } from '../../../shared/settings.ts';
-import { createRatelimitLogger } from '../adapters/logging.ts';
-import { type RatelimitSettings, readRatelimitSettings } from '../settings.ts';
+import { createRatelimitLogger } from '../adapters/telemetry/logging.ts';
+import { type RatelimitSettings, readRatelimitSettings } from '../settings/index.ts';
 
 export async function boot(
   start: (settings: RatelimitSettings, logger: Logger, lifecycle: Lifecycle) => Promise<void>,

@@ -1,13 +1,19 @@
-// What the primary and its decision workers tell each other over the cluster's IPC channel.
-import type { FoundConfig } from './config-source.ts';
+// What the primary and its decision processes tell each other over the cluster's IPC channel
+// (advanced serialization: a configuration travels as ConfigData, Maps included).
+import type { ConfigData } from '../config/index.ts';
 
 export type PrimaryMessage =
-  | { readonly rl: 'config'; readonly found: FoundConfig }
+  | {
+      readonly rl: 'config';
+      readonly data: ConfigData;
+      readonly source: string;
+      readonly mergeDomainConfig: boolean;
+    }
   | { readonly rl: 'stats?'; readonly id: number };
 
-export type WorkerMessage =
+export type DecisionProcessMessage =
   | { readonly rl: 'config?' }
-  | { readonly rl: 'ready'; readonly worker: number }
+  | { readonly rl: 'ready'; readonly id: number }
   | { readonly rl: 'stats'; readonly id: number; readonly lines: Array<[string, number]> };
 
 const tagged = (message: unknown): message is { rl: string } =>
@@ -16,5 +22,5 @@ const tagged = (message: unknown): message is { rl: string } =>
 export const isPrimaryMessage = (message: unknown): message is PrimaryMessage =>
   tagged(message) && (message.rl === 'config' || message.rl === 'stats?');
 
-export const isWorkerMessage = (message: unknown): message is WorkerMessage =>
+export const isDecisionProcessMessage = (message: unknown): message is DecisionProcessMessage =>
   tagged(message) && (message.rl === 'config?' || message.rl === 'ready' || message.rl === 'stats');

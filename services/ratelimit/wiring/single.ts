@@ -1,49 +1,28 @@
-// One process does everything (RATELIMIT_WORKERS=1): configuration source, decisions, debug port.
+// One process does everything (RATELIMIT_WORKERS=1): the configuration source, one decision unit,
+// the debug listener.
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { createMetricsRegistry } from '../../../shared/metrics.ts';
-import { createDebugHandler, statsLines } from '../adapters/debug-server.ts';
-import { startHttpServer } from '../adapters/http-server.ts';
-import { createConfigRuntime } from '../config-runtime.ts';
+import { statsLines } from '../adapters/http/debug-server.ts';
 import { createStatsStore } from '../domain/stats.ts';
-import type { RatelimitSettings } from '../settings.ts';
+import type { RatelimitSettings } from '../settings/index.ts';
 import { startConfigSource } from './config-source.ts';
-import { type Decider, startDecider } from './decider.ts';
+import { startDecisionUnit } from './decision-unit.ts';
+import { startDebugListener } from './listeners.ts';
 
 export async function runSingle(settings: RatelimitSettings, logger: Logger, lifecycle: Lifecycle) {
   const stats = createStatsStore();
   const registry = createMetricsRegistry('ratelimit');
-  let decider: Decider | undefined;
-  const config = createConfigRuntime({
-    stats,
-    logger,
-    onApplied: (loaded) => decider?.health.set('config', loaded.domains.length > 0),
-  });
-  decider = await startDecider({ settings, logger, lifecycle, stats, registry, config });
-  await startConfigSource({
+  const unit = await startDecisionUnit({ settings, logger, lifecycle, stats, registry });
+  await startConfigSource({ settings, logger, lifecycle, stats, onConfig: unit.config.apply });
+  await unit.ready();
+  await startDebugListener({
     settings,
     logger,
     lifecycle,
-    apply: (found) => config.apply(found.files, found.source, found.mergeDomainConfig),
+    config: unit.config.current,
+    stats: async () => statsLines(stats, unit.gauges),
+    registry,
   });
-  if (config.current() !== undefined) decider.health.set('config', config.current()!.domains.length > 0);
-  if (!settings.forceStartWithoutInitialConfig) {
-    logger.info('waiting for the initial configuration');
-    await config.first;
-  }
-  const gauges = decider.gauges;
-  const debug = await startHttpServer({
-    host: settings.debugHost,
-    port: settings.debugPort,
-    name: 'debug server',
-    handler: createDebugHandler({
-      config: config.current,
-      stats: async () => statsLines(stats, gauges),
-      registry,
-      logger,
-    }),
-    logger,
-  });
-  lifecycle.onStop('debug server', () => debug.stop());
-  await decider.listen();
+  await unit.listen();
 }

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createRespReader, RespProtocolError } from '../../../services/ratelimit/adapters/resp-reader.ts';
+import {
+  createRespReader,
+  RespProtocolError,
+} from '../../../services/ratelimit/adapters/redis/resp-reader.ts';
 
 type Reply = ['integer', number] | ['simple', string] | ['error', string];
 

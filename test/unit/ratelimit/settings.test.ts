@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  parseGoDuration,
-  readRatelimitSettings,
-  redisConnection,
-} from '../../../services/ratelimit/settings.ts';
+import { parseGoDuration } from '../../../services/ratelimit/settings/fields.ts';
+import { readRatelimitSettings } from '../../../services/ratelimit/settings/index.ts';
+import { parseKeyValueList } from '../../../services/ratelimit/settings/key-value-list.ts';
+import { redisConnection } from '../../../services/ratelimit/settings/redis-connection.ts';
 import { SettingsError } from '../../../shared/settings.ts';
 
 describe('rate limit settings', () => {
@@ -95,5 +94,29 @@ describe('rate limit settings', () => {
     expect(() => readRatelimitSettings({ BACKEND_TYPE: 'memcache' })).toThrow(
       'needs MEMCACHE_HOST_PORT or MEMCACHE_SRV',
     );
+  });
+});
+
+describe('key/value lists', () => {
+  it('reads settings lists: trimmed, blank items skipped, split at the first separator, keyless items bad', () => {
+    expect(parseKeyValueList(' a : b ,, c:d:e ,x, :y', ':')).toEqual({
+      pairs: [
+        ['a', 'b'],
+        ['c', 'd:e'],
+      ],
+      bad: ['x', ' :y'],
+    });
+  });
+
+  it('reads the client descriptors as Go does: every item as written, exactly one separator each', () => {
+    expect(parseKeyValueList('a=b,=c, d = e', '=', { exact: true })).toEqual({
+      pairs: [
+        ['a', 'b'],
+        ['', 'c'],
+        [' d ', ' e'],
+      ],
+      bad: [],
+    });
+    expect(parseKeyValueList('a=b=c,,d', '=', { exact: true }).bad).toEqual(['a=b=c', '', 'd']);
   });
 });

@@ -4,10 +4,9 @@ import { describe, expect, it } from 'vitest';
 import {
   backoffDelayMs,
   connectRetryDelayMs,
-  rateLimitConfigToFile,
-  rateLimitConfigType,
-} from '../../../services/ratelimit/adapters/xds-client.ts';
+} from '../../../services/ratelimit/adapters/config/xds-backoff.ts';
 import { loadConfig } from '../../../services/ratelimit/config/index.ts';
+import { rateLimitConfigToFile, rateLimitConfigType } from '../../../services/ratelimit/config/xds.ts';
 
 const encode = (resource: Record<string, unknown>): Uint8Array => {
   const type = rateLimitConfigType();

@@ -1,0 +1,128 @@
+// A decision unit: the configuration in force, the counter store, the decision service with its
+// stats sinks and tracing, and the HTTP and gRPC listeners. Its caller hands it every loaded
+// configuration (the source of the same process, or the primary), so it never loads one itself.
+import type { Registry } from 'prom-client';
+import { systemClock } from '../../../shared/clock.ts';
+import { createHealthService, type HealthService } from '../../../shared/grpc.ts';
+import type { Lifecycle } from '../../../shared/lifecycle.ts';
+import type { Logger } from '../../../shared/logger.ts';
+import { createCallTimer } from '../adapters/telemetry/call-stats.ts';
+import { createHealthState, type HealthComponent } from '../adapters/telemetry/health.ts';
+import { type ConfigInForce, createConfigInForce } from '../config-in-force.ts';
+import type { DecisionOptions } from '../domain/decision.ts';
+import { createOverLimitCache, type OverLimitCache } from '../domain/local-cache.ts';
+import type { StatsStore } from '../domain/stats.ts';
+import { createRateLimitService } from '../service.ts';
+import type { RatelimitSettings } from '../settings/index.ts';
+import { connectCounterStore } from './counter-store.ts';
+import { openDecisionListeners } from './listeners.ts';
+import { startStatsSinks } from './stats-sinks.ts';
+
+export interface DecisionUnit {
+  /** Where the caller puts each loaded configuration. */
+  readonly config: ConfigInForce;
+  /** Gauges for /stats and statsd (the local cache's). */
+  gauges(): Iterable<[string, number]>;
+  /** Resolves with the first configuration in force, or at once with FORCE_START_WITHOUT_INITIAL_CONFIG. */
+  ready(): Promise<void>;
+  /** Opens the listeners (once). */
+  listen(): Promise<{ grpcPort: number; httpPort: number }>;
+}
+
+/** The decision options the settings give (LIMIT_RESPONSE_HEADERS_*, SHADOW_MODE, ...). */
+function decisionOptions(settings: RatelimitSettings): DecisionOptions {
+  return {
+    cacheKeyPrefix: settings.cacheKeyPrefix,
+    nearLimitRatio: settings.nearLimitRatio,
+    globalShadowMode: settings.shadowMode,
+    globalQuotaMode: settings.quotaMode,
+    headers: settings.limitResponseHeadersEnabled
+      ? {
+          limit: settings.limitLimitHeader,
+          remaining: settings.limitRemainingHeader,
+          reset: settings.limitResetHeader,
+        }
+      : undefined,
+  };
+}
+
+/** Connects the counter store (waiting for Redis as REDIS_STARTUP_* say) and registers the stats sinks. */
+export async function startDecisionUnit(options: {
+  settings: RatelimitSettings;
+  logger: Logger;
+  lifecycle: Lifecycle;
+  stats: StatsStore;
+  registry: Registry;
+}): Promise<DecisionUnit> {
+  const { settings, logger, lifecycle, stats } = options;
+  const localCache: OverLimitCache | undefined =
+    settings.localCacheSizeInBytes > 0 ? createOverLimitCache(settings.localCacheSizeInBytes) : undefined;
+  const gauges = function* (): Iterable<[string, number]> {
+    if (localCache === undefined) return;
+    for (const [name, value] of Object.entries(localCache.stats()))
+      yield [`ratelimit.localcache.${name}`, value];
+  };
+
+  const grpcHealth: HealthService = createHealthService();
+  const components: HealthComponent[] = ['redis', 'sigterm'];
+  if (settings.healthyWithAtLeastOneConfigLoaded) components.push('config');
+  const health = createHealthState({ components, grpcHealth, logger });
+  const config = createConfigInForce({
+    logger,
+    onApplied: (loaded) => health.set('config', loaded.domains.length > 0),
+  });
+
+  const counters = await connectCounterStore({ settings, logger, lifecycle, health });
+  const timingSinks = startStatsSinks({
+    settings,
+    logger,
+    lifecycle,
+    stats,
+    registry: options.registry,
+    configVersion: () => config.current()?.version,
+    redisRoundTrips: counters.roundTrips,
+    gauges,
+  });
+
+  // Tracing (TRACING_ENABLED): loaded and wrapped around the decision path only when on.
+  const tracing = settings.tracingEnabled
+    ? await (await import('../adapters/telemetry/tracing.ts')).tracingFromSettings(
+        settings,
+        logger,
+        (name, stop) => lifecycle.onStop(name, stop),
+      )
+    : undefined;
+  const service = createRateLimitService({
+    config: config.current,
+    store: tracing ? tracing.traceStore(counters.store, settings.backendType) : counters.store,
+    localCache,
+    stats,
+    clock: systemClock,
+    dynamicMetadata: settings.responseDynamicMetadata,
+    // Redis only, as in the reference: memcached's counts are read before its increments anyway.
+    stopIncrementWhenOverLimit:
+      settings.stopCacheKeyIncrementWhenOverlimit && settings.backendType === 'redis',
+    options: decisionOptions(settings),
+  });
+
+  return {
+    config,
+    gauges,
+    async ready() {
+      if (settings.forceStartWithoutInitialConfig) return;
+      if (config.current() === undefined) logger.info('waiting for the initial configuration');
+      await config.first;
+    },
+    listen: () =>
+      openDecisionListeners({
+        settings,
+        logger,
+        lifecycle,
+        service,
+        health,
+        grpcHealth,
+        timer: createCallTimer('ShouldRateLimit', stats, timingSinks),
+        tracing,
+      }),
+  };
+}
