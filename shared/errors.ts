@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'RESOURCE_EXHAUSTED'
   | 'DEADLINE_EXCEEDED'
   | 'UNAVAILABLE'
+  | 'UNIMPLEMENTED'
   | 'INTERNAL'
   /** For wire compatibility with a system that answers gRPC UNKNOWN (envoyproxy/ratelimit does). */
   | 'UNKNOWN';
@@ -29,6 +30,7 @@ export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorMapping>> = Object.fre
   RESOURCE_EXHAUSTED: { grpc: GrpcStatus.RESOURCE_EXHAUSTED, http: 429, retriable: true },
   DEADLINE_EXCEEDED: { grpc: GrpcStatus.DEADLINE_EXCEEDED, http: 504, retriable: true },
   UNAVAILABLE: { grpc: GrpcStatus.UNAVAILABLE, http: 503, retriable: true },
+  UNIMPLEMENTED: { grpc: GrpcStatus.UNIMPLEMENTED, http: 501, retriable: false },
   INTERNAL: { grpc: GrpcStatus.INTERNAL, http: 500, retriable: false },
   UNKNOWN: { grpc: GrpcStatus.UNKNOWN, http: 400, retriable: false },
 });

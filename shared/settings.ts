@@ -106,6 +106,17 @@ export function bool(variable: string, fallback: boolean): Field<boolean> {
   );
 }
 
+/** A boolean whose default depends on other settings: undefined when unset, `defaultText` says how. */
+export function optionalBool(variable: string, defaultText: string): Field<boolean | undefined> {
+  const strict = bool(variable, false);
+  return {
+    variable,
+    allowed: strict.allowed,
+    defaultText,
+    read: (env) => (env[variable] === undefined || env[variable] === '' ? ok(undefined) : strict.read(env)),
+  };
+}
+
 export function oneOf<const T extends string>(
   variable: string,
   choices: readonly T[],

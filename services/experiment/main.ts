@@ -9,11 +9,12 @@ import {
   lookupService,
   startGrpcServer,
 } from '../../shared/grpc.ts';
-import { watchDependencies } from '../../shared/health-checks.ts';
+import { componentChecks, type DependencyCheck, watchDependencies } from '../../shared/health-checks.ts';
 import { createLifecycle } from '../../shared/lifecycle.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { createMetricsRegistry, startMetricsServer } from '../../shared/metrics.ts';
 import { SettingsError } from '../../shared/settings.ts';
+import { createSupervisor } from '../../shared/supervisor.ts';
 import type { ObservationStore } from './common/ports.ts';
 import { createReadBarrier } from './common/read-barrier.ts';
 import { createDbManagerHandlers } from './dbmanager/adapters/grpc-handlers.ts';
@@ -28,8 +29,12 @@ import { createEarlyStoppingHandlers } from './earlystopping/adapters/grpc-handl
 import { createRemoteCurves } from './earlystopping/adapters/remote-curves.ts';
 import { readExperimentSettings } from './settings.ts';
 import { createSuggestionHandlers } from './suggestion/adapters/grpc-handlers.ts';
-import { openKafkaControllerStateStore } from './suggestion/adapters/kafka-controller-state-store.ts';
+import {
+  type KafkaControllerStateStore,
+  openKafkaControllerStateStore,
+} from './suggestion/adapters/kafka-controller-state-store.ts';
 import { createSuggestionThreads } from './suggestion/adapters/suggestion-threads.ts';
+import type { ControllerStateStore } from './suggestion/ports.ts';
 import { startWeb } from './web/adapters/start-web.ts';
 
 let settings: ReturnType<typeof readExperimentSettings>;
@@ -62,19 +67,37 @@ try {
     logger,
   });
   lifecycle.onStop('kafka', () => bus.close());
+  const hosts = (service: (typeof settings.services)[number]) => settings.services.includes(service);
+  // What reads observations or statuses: a suggestion-only instance opens neither them nor a store.
+  const usesObservations =
+    hosts('dbmanager') ||
+    hosts('earlystopping') ||
+    settings.persistenceConsumer ||
+    settings.earlyStoppingJudge ||
+    settings.http;
   await bus.ensureTopics(
-    [TOPICS.observations, TOPICS.trialStatus, TOPICS.earlyStoppingRules, TOPICS.suggestions].flatMap(
-      (topic) => [topic, dlqOf(topic)],
-    ),
+    [
+      ...(usesObservations ? [TOPICS.observations, TOPICS.trialStatus, TOPICS.earlyStoppingRules] : []),
+      TOPICS.suggestions,
+    ].flatMap((topic) => [topic, dlqOf(topic)]),
   );
   // Read, never consumed by a group: no dead-letter topic.
-  if (settings.services.includes('suggestion')) await bus.ensureTopics([TOPICS.nasControllerState]);
+  if (hosts('suggestion')) await bus.ensureTopics([TOPICS.nasControllerState]);
 
   const producer = await createEventProducer(bus);
   lifecycle.onStop('producer', () => producer.disconnect());
 
-  const store: ObservationStore =
-    settings.store === 'sqlite'
+  // Long-lived consumers are restarted when they stop on an error; the process gives up (exit 1,
+  // for its own supervisor to restart it) when one cannot run again within two minutes.
+  const supervisor = createSupervisor({
+    logger,
+    registry,
+    onGiveUp: () => void lifecycle.stop('a component could not be restarted').then(() => process.exit(1)),
+  });
+
+  const store: ObservationStore | undefined = !usesObservations
+    ? undefined
+    : settings.store === 'sqlite'
       ? openSqliteObservationStore({ file: settings.sqliteFile })
       : await openPostgresObservationStore({
           url: settings.postgresUrl,
@@ -82,11 +105,11 @@ try {
           poolSize: settings.postgresPoolSize,
           logger,
         });
-  lifecycle.onStop('observation store', () => store.close());
+  if (store) lifecycle.onStop('observation store', () => store.close());
 
   // The read model is kept by the persistence consumer and read by the web side: opened when either runs.
   const readModel =
-    settings.persistenceConsumer || settings.http
+    store && (settings.persistenceConsumer || settings.http)
       ? await openReadModel(
           settings.store === 'sqlite'
             ? { kind: 'sqlite', file: settings.sqliteFile }
@@ -95,7 +118,7 @@ try {
         )
       : undefined;
   if (readModel) lifecycle.onStop('read model', () => readModel.close());
-  if (readModel && settings.persistenceConsumer && settings.readModelRebuild)
+  if (store && readModel && settings.persistenceConsumer && settings.readModelRebuild)
     await rebuildReadModelIfEmpty({
       readModel,
       store,
@@ -103,26 +126,26 @@ try {
       persistenceGroup: settings.persistenceGroup,
       logger,
     });
-  if (settings.persistenceConsumer) {
-    const persistence = await startPersistenceConsumer({
-      bus,
-      producer,
-      store,
-      ...(readModel ? { readModel } : {}),
-      groupId: settings.persistenceGroup,
-      sessionTimeoutMs: settings.consumerSessionTimeoutMs,
-      logger,
-      registry,
-    });
-    lifecycle.onStop('persistence consumer', () => persistence.stop());
-  }
+  if (store && settings.persistenceConsumer)
+    await supervisor.supervise('persistence consumer', () =>
+      startPersistenceConsumer({
+        bus,
+        producer,
+        store,
+        ...(readModel ? { readModel } : {}),
+        groupId: settings.persistenceGroup,
+        sessionTimeoutMs: settings.consumerSessionTimeoutMs,
+        logger,
+        registry,
+      }),
+    );
 
   const root = loadPackageDefinition(['api/v1beta1/api.proto']);
   const hosted: GrpcServiceRegistration[] = [];
   // Health answers for each hosted service under every name a caller may probe.
   const healthNames = ['', 'grpc.health.v1.Health'];
 
-  if (settings.services.includes('dbmanager')) {
+  if (store && hosts('dbmanager')) {
     const barrier = createReadBarrier({
       bus,
       topic: TOPICS.observations.name,
@@ -136,16 +159,24 @@ try {
     healthNames.push('api.v1.beta1.DBManager');
   }
 
-  if (settings.services.includes('suggestion')) {
-    const controllerStates = await openKafkaControllerStateStore({
-      bus,
-      producer,
-      clock: systemClock,
-      logger,
-      catchUpTimeoutMs: settings.readBarrierTimeoutMs,
-      cacheBytes: settings.nasStateCacheMb * 1024 * 1024,
+  if (hosts('suggestion')) {
+    // Restarted as a whole (it rebuilds from its topic): the handlers keep asking the current one.
+    let following: KafkaControllerStateStore | undefined;
+    await supervisor.supervise('NAS controller-state follower', async () => {
+      following = await openKafkaControllerStateStore({
+        bus,
+        producer,
+        clock: systemClock,
+        logger,
+        catchUpTimeoutMs: settings.readBarrierTimeoutMs,
+        cacheBytes: settings.nasStateCacheMb * 1024 * 1024,
+      });
+      return { ended: following.ended, stop: () => following!.close() };
     });
-    lifecycle.onStop('controller state store', () => controllerStates.close());
+    const controllerStates: ControllerStateStore = {
+      latest: (experiment) => following!.latest(experiment),
+      save: (experiment, state) => following!.save(experiment, state),
+    };
     const threads =
       settings.suggestionThreads > 0
         ? createSuggestionThreads({ size: settings.suggestionThreads, logger })
@@ -166,7 +197,7 @@ try {
     healthNames.push('api.v1.beta1.Suggestion', 'manager.v1beta1.Suggestion');
   }
 
-  if (settings.services.includes('earlystopping')) {
+  if (store && hosts('earlystopping')) {
     const barrierFor = (topic: string) =>
       createReadBarrier({
         bus,
@@ -191,20 +222,21 @@ try {
     healthNames.push('api.v1.beta1.EarlyStopping');
   }
 
-  if (settings.earlyStoppingJudge) {
-    const judge = await startEarlyStoppingJudge({
-      bus,
-      producer,
-      clock: systemClock,
-      logger,
-      groupId: settings.earlyStoppingGroup,
-      sessionTimeoutMs: settings.consumerSessionTimeoutMs,
-      catchUpTimeoutMs: settings.readBarrierTimeoutMs,
-      lookbackMs: settings.earlyStoppingLookbackMs,
-      registry,
-    });
-    lifecycle.onStop('early-stopping judge', () => judge.stop());
-  }
+  if (settings.earlyStoppingJudge)
+    await supervisor.supervise('early-stopping judge', () =>
+      startEarlyStoppingJudge({
+        bus,
+        producer,
+        clock: systemClock,
+        logger,
+        groupId: settings.earlyStoppingGroup,
+        sessionTimeoutMs: settings.consumerSessionTimeoutMs,
+        catchUpTimeoutMs: settings.readBarrierTimeoutMs,
+        lookbackMs: settings.earlyStoppingLookbackMs,
+        registry,
+      }),
+    );
+  lifecycle.onStop('consumers and followers', () => supervisor.stop());
 
   const health = createHealthService();
   const server = await startGrpcServer({
@@ -220,7 +252,7 @@ try {
   });
 
   const web =
-    settings.http && readModel
+    store && settings.http && readModel
       ? await startWeb({
           host: settings.grpcHost,
           port: settings.httpPort,
@@ -236,16 +268,36 @@ try {
         })
       : undefined;
 
+  // Kafka matters to every service; the store and the consumers to the services reading them.
+  const readers = ['api.v1.beta1.DBManager', 'api.v1.beta1.EarlyStopping'];
+  const checks: DependencyCheck[] = [
+    {
+      name: 'kafka',
+      check: async () => {
+        const lost = bus.link.unreachable('serving');
+        if (lost) throw lost;
+      },
+    },
+    ...(store
+      ? [{ name: `${settings.store} observation store`, services: readers, check: () => store.ping() }]
+      : []),
+    ...componentChecks(supervisor, [
+      { name: 'persistence consumer', services: readers },
+      { name: 'early-stopping judge', services: ['api.v1.beta1.EarlyStopping'] },
+      {
+        name: 'NAS controller-state follower',
+        services: ['api.v1.beta1.Suggestion', 'manager.v1beta1.Suggestion'],
+      },
+    ]),
+  ];
   const stopWatching = await watchDependencies({
     health,
     services: healthNames,
-    checks: [
-      { name: 'kafka', check: () => bus.ping() },
-      { name: `${settings.store} observation store`, check: () => store.ping() },
-    ],
+    checks,
     intervalMs: 2_000,
     timeoutMs: 1_500,
     logger,
+    changes: [(listener) => bus.link.onChange(listener), (listener) => supervisor.onChange(listener)],
   });
   lifecycle.onStop('health watch', stopWatching);
 

@@ -7,6 +7,7 @@ import {
   int,
   list,
   oneOf,
+  optionalBool,
   port,
   readSettings,
   str,
@@ -30,7 +31,8 @@ export const experimentSettingsSpec = {
     max: 2 ** 31 - 1,
   }),
   metricsPort: port('EXPERIMENT_METRICS_PORT', 9101),
-  http: bool('EXPERIMENT_HTTP', true),
+  /** Default: on when the instance hosts dbmanager (the page and read endpoints are its data). */
+  http: optionalBool('EXPERIMENT_HTTP', 'true when EXPERIMENT_SERVICES has dbmanager'),
   httpPort: port('EXPERIMENT_HTTP_PORT', 8686),
   readModelRebuild: bool('READ_MODEL_REBUILD', true),
   sseMaxBufferedBytes: int('SSE_MAX_BUFFERED_BYTES', 1024 * 1024, { min: 4096, max: 1024 * 1024 * 1024 }),
@@ -45,11 +47,14 @@ export const experimentSettingsSpec = {
   postgresSchema: str('POSTGRES_SCHEMA', 'public', 'a schema name (created if missing)'),
   postgresPoolSize: int('POSTGRES_POOL_SIZE', 10, { min: 1, max: 200 }),
   /** The persistence consumer: applies the observation and trial-status topics to the store. */
-  persistenceConsumer: bool('PERSISTENCE_WORKER', true),
+  persistenceConsumer: optionalBool('PERSISTENCE_WORKER', 'true when EXPERIMENT_SERVICES has dbmanager'),
   persistenceGroup: str('PERSISTENCE_GROUP', 'experiment-persistence', 'a Kafka consumer group id'),
   consumerSessionTimeoutMs: int('WORKER_SESSION_TIMEOUT_MS', 10_000, { min: 6_000, max: 300_000 }),
   /** The early-stopping judge: judges running trials and publishes their stops. */
-  earlyStoppingJudge: bool('EARLY_STOPPING_WORKER', true),
+  earlyStoppingJudge: optionalBool(
+    'EARLY_STOPPING_WORKER',
+    'true when EXPERIMENT_SERVICES has earlystopping',
+  ),
   earlyStoppingGroup: str('EARLY_STOPPING_GROUP', 'experiment-early-stopping', 'a Kafka consumer group id'),
   earlyStoppingLookbackMs: int('EARLY_STOPPING_LOOKBACK_MS', 7 * 24 * 3_600_000, { min: 0, max: 2 ** 52 }),
   dbManagerDeadlineMs: int('DB_MANAGER_DEADLINE_MS', 60_000, { min: 100, max: 600_000 }),
@@ -63,6 +68,17 @@ export const experimentSettingsSpec = {
 
 export type ExperimentSettings = ReturnType<typeof readExperimentSettings>;
 
+/**
+ * An instance runs only what the services it hosts need, so each can stand in for one of Katib's
+ * pods: dbmanager brings the persistence consumer and the page, earlystopping the judge.
+ */
 export function readExperimentSettings(env: Env) {
-  return readSettings(experimentSettingsSpec, env);
+  const read = readSettings(experimentSettingsSpec, env);
+  const hosts = (service: ExperimentServiceName) => read.services.includes(service);
+  return Object.freeze({
+    ...read,
+    http: read.http ?? hosts('dbmanager'),
+    persistenceConsumer: read.persistenceConsumer ?? hosts('dbmanager'),
+    earlyStoppingJudge: read.earlyStoppingJudge ?? hosts('earlystopping'),
+  });
 }

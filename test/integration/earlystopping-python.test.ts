@@ -82,7 +82,7 @@ describe('a Python grpcio EarlyStopping client generated from the proto', () => 
     expect(result.set_trial_status.known_again).toEqual(ok(0));
     expect(result.set_trial_status.unknown).toEqual({
       code: 'NOT_FOUND',
-      details: `trial ${experiment}-never-reported not found: no observation log or status was ever recorded for it`,
+      details: `trial ${experiment}-never-reported not found: it has no observation log and no status (none was reported, or its log was deleted)`,
     });
     expect(result.set_trial_status.empty).toEqual(invalid('trial_name: missing'));
     expect(result.set_trial_status.sentinel).toEqual(ok(0));

@@ -270,6 +270,16 @@ describe('EarlyStopping end to end on real Kafka', () => {
     });
   });
 
+  it('SetTrialStatus on a trial whose log was deleted answers NOT_FOUND without saying it never had one', async () => {
+    const trial = trialName(uniqueName('deleted'));
+    await reportCurve(trial, [0.5]);
+    await db.delete({ trial_name: trial });
+    await expect(es.setTrialStatus({ trial_name: trial })).rejects.toMatchObject({
+      code: status.NOT_FOUND,
+      details: `trial ${trial} not found: it has no observation log and no status (none was reported, or its log was deleted)`,
+    });
+  });
+
   it.each([
     [{ experiment: { name: '' } }, 'experiment.name: missing'],
     [

@@ -44,6 +44,8 @@ export interface EarlyStoppingJudge {
   readonly joined: Promise<void>;
   /** Resolves once the observations on the topic now are judged and the stops they caused published. */
   settled(timeoutMs: number): Promise<void>;
+  /** Rejects when one of its readers stopped on an error (run it under a supervisor). */
+  readonly ended: Promise<unknown>;
   stop(): Promise<void>;
 }
 
@@ -193,8 +195,11 @@ export async function startEarlyStoppingJudge(
     },
   });
 
+  const ended = Promise.all([observations.done, rulesReader.done, statusReader.done]);
+  ended.catch(() => undefined); // observed by the supervisor, when there is one
   return {
     joined: observations.joined,
+    ended,
     async settled(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       const left = () => Math.max(0, deadline - Date.now());

@@ -107,7 +107,7 @@ export function createEarlyStoppingHandlers(deps: EarlyStoppingDeps): UntypedSer
         ]);
         if (!(await store.knowsTrial(trialName)))
           throw notFound(
-            `trial ${trialName} not found: no observation log or status was ever recorded for it`,
+            `trial ${trialName} not found: it has no observation log and no status (none was reported, or its log was deleted)`,
           );
         // Idempotent: a trial already early-stopped is not announced again.
         if ((await store.trialStatus(trialName))?.condition === EARLY_STOPPED.condition) return {};

@@ -26,6 +26,8 @@ export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 export interface KafkaControllerStateStore extends ControllerStateStore {
   /** Bytes of states held in memory now. */
   heldBytes(): number;
+  /** Rejects when following the topic stopped on an error (run it under a supervisor). */
+  readonly ended: Promise<void>;
   /** Stops following the topic. */
   close(): Promise<void>;
 }
@@ -119,6 +121,7 @@ export async function openKafkaControllerStateStore(options: {
 
   await reader.joined;
   return {
+    ended: reader.done,
     async latest(experiment) {
       const deadline = Date.now() + catchUpTimeoutMs;
       await reader.caughtUp(catchUpTimeoutMs);

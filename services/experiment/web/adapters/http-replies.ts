@@ -1,19 +1,34 @@
 // What the HTTP listener's handlers share: JSON and CSV answers, the body and query readers, and
 // the one place a failure becomes an answer.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError, invalidArgument, toAppError } from '../../../../shared/errors.ts';
+import {
+  AppError,
+  ERROR_TABLE,
+  type ErrorCode,
+  invalidArgument,
+  toAppError,
+} from '../../../../shared/errors.ts';
 import { errorAnswer } from '../../../../shared/grpc-http.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 
 export type Format = 'json' | 'csv';
 
+/** The error code an HTTP-level refusal carries in its body, as gRPC-JSON gateways answer them. */
+const HTTP_REFUSAL_CODES: Readonly<Record<number, ErrorCode>> = {
+  405: 'UNIMPLEMENTED',
+  413: 'RESOURCE_EXHAUSTED',
+  415: 'INVALID_ARGUMENT',
+};
+
 /** A refusal that is about HTTP itself (method, media type, size) rather than the request's content. */
 export class HttpReply extends Error {
   readonly status: number;
+  readonly code: ErrorCode;
   readonly headers: Record<string, string>;
   constructor(status: number, message: string, headers: Record<string, string> = {}) {
     super(message);
     this.status = status;
+    this.code = HTTP_REFUSAL_CODES[status] ?? 'INVALID_ARGUMENT';
     this.headers = headers;
   }
 }
@@ -44,8 +59,10 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
-        reject(new HttpReply(413, `body: larger than ${limit} bytes`));
-        req.destroy();
+        // Stop reading; the 413 goes out first and the connection is closed after it.
+        req.removeAllListeners('data');
+        req.pause();
+        reject(new HttpReply(413, `body: larger than ${limit} bytes`, { connection: 'close' }));
         return;
       }
       chunks.push(chunk);
@@ -86,12 +103,13 @@ export function answerFailure(
     return;
   }
   if (thrown instanceof HttpReply) {
-    const code = thrown.status === 413 ? 'RESOURCE_EXHAUSTED' : 'INVALID_ARGUMENT';
+    const { code } = thrown;
     res.writeHead(thrown.status, {
       'content-type': 'application/json; charset=utf-8',
       ...thrown.headers,
     });
-    res.end(JSON.stringify({ error: { code, message: thrown.message } }));
+    res.end(JSON.stringify({ error: { code, grpcCode: ERROR_TABLE[code].grpc, message: thrown.message } }));
+    if (thrown.headers.connection === 'close') res.once('finish', () => req.destroy());
     return;
   }
   const error = toAppError(thrown);

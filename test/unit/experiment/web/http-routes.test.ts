@@ -199,7 +199,7 @@ describe('the HTTP API route table', () => {
     expect(answer).toMatchObject({
       status: 405,
       allow,
-      body: { error: { code: 'INVALID_ARGUMENT', message: `${path}: use ${allow}` } },
+      body: { error: { code: 'UNIMPLEMENTED', grpcCode: 12, message: `${path}: use ${allow}` } },
     });
     expect(answer.calls).toEqual([]);
   });
@@ -210,8 +210,25 @@ describe('the HTTP API route table', () => {
     expect(await send('POST', path, { body: 'x', type: 'text/plain' })).toMatchObject({
       status: 415,
       body: {
-        error: { code: 'INVALID_ARGUMENT', message: 'content-type: "text/plain" is not application/json' },
+        error: {
+          code: 'INVALID_ARGUMENT',
+          grpcCode: 3,
+          message: 'content-type: "text/plain" is not application/json',
+        },
       },
+    });
+    expect(gatewayCalls).toEqual([]);
+  });
+
+  it('413 with its code for a body over the limit, answered before the connection is closed', async () => {
+    gatewayCalls.length = 0;
+    const answer = await send('POST', '/api.v1.beta1.DBManager/GetObservationLog', {
+      body: `{"trial_name":"${'x'.repeat(64 * 1024)}"}`,
+      type: 'application/json',
+    });
+    expect(answer).toMatchObject({
+      status: 413,
+      body: { error: { code: 'RESOURCE_EXHAUSTED', grpcCode: 8, message: 'body: larger than 1024 bytes' } },
     });
     expect(gatewayCalls).toEqual([]);
   });
