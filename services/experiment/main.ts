@@ -17,6 +17,7 @@ import { SettingsError } from '../../shared/settings.ts';
 import { createSupervisor } from '../../shared/supervisor.ts';
 import type { ObservationStore } from './common/ports.ts';
 import { createReadBarrier } from './common/read-barrier.ts';
+import { watchStore } from './common/store-watch.ts';
 import { createDbManagerHandlers } from './dbmanager/adapters/grpc-handlers.ts';
 import { withObservationLogEncoder } from './dbmanager/adapters/observation-log-encoding.ts';
 import { startPersistenceConsumer } from './dbmanager/adapters/persistence-consumer.ts';
@@ -95,7 +96,7 @@ try {
     onGiveUp: () => void lifecycle.stop('a component could not be restarted').then(() => process.exit(1)),
   });
 
-  const store: ObservationStore | undefined = !usesObservations
+  const opened: ObservationStore | undefined = !usesObservations
     ? undefined
     : settings.store === 'sqlite'
       ? openSqliteObservationStore({ file: settings.sqliteFile })
@@ -105,6 +106,11 @@ try {
           poolSize: settings.postgresPoolSize,
           logger,
         });
+  // Reads fail at once with the store's reason while it is lost (a PostgreSQL outage).
+  const storeWatch = opened
+    ? watchStore(opened, { name: settings.store === 'sqlite' ? 'the SQLite store' : 'PostgreSQL' })
+    : undefined;
+  const store = storeWatch?.store;
   if (store) lifecycle.onStop('observation store', () => store.close());
 
   // The read model is kept by the persistence consumer and read by the web side: opened when either runs.
@@ -151,6 +157,7 @@ try {
       topic: TOPICS.observations.name,
       groupId: settings.persistenceGroup,
       timeoutMs: settings.readBarrierTimeoutMs,
+      storeLost: (what) => storeWatch?.unreachable(what),
     });
     hosted.push({
       definition: withObservationLogEncoder(lookupService(root, 'api.v1.beta1.DBManager').service),
@@ -204,6 +211,7 @@ try {
         topic,
         groupId: settings.persistenceGroup,
         timeoutMs: settings.readBarrierTimeoutMs,
+        storeLost: (what) => storeWatch?.unreachable(what),
       });
     const remote = createRemoteCurves({ deadlineMs: settings.dbManagerDeadlineMs });
     lifecycle.onStop('remote DBManager clients', () => remote.close());
@@ -297,7 +305,11 @@ try {
     intervalMs: 2_000,
     timeoutMs: 1_500,
     logger,
-    changes: [(listener) => bus.link.onChange(listener), (listener) => supervisor.onChange(listener)],
+    changes: [
+      (listener) => bus.link.onChange(listener),
+      (listener) => supervisor.onChange(listener),
+      ...(storeWatch ? [(listener: () => void) => storeWatch.onChange(listener)] : []),
+    ],
   });
   lifecycle.onStop('health watch', stopWatching);
 

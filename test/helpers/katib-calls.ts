@@ -1,7 +1,7 @@
 // Every api.v1.beta1 call the experiment service answers, as one client per service, each call timed
 // and settled as an outcome (never a throw): fault tests count answers, codes and their delays.
 import { type Client, credentials, type ServiceError, status } from '@grpc/grpc-js';
-import { loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
+import { HEALTH_PROTO, loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
 
 export interface CallOutcome<T = unknown> {
   readonly ok: boolean;
@@ -19,6 +19,8 @@ export interface KatibCalls {
     request: object,
     deadlineMs: number,
   ): Promise<CallOutcome<T>>;
+  /** What grpc.health.v1.Health answers for the service ('' for the server as a whole). */
+  health(service: string): Promise<string>;
   close(): void;
 }
 
@@ -54,6 +56,24 @@ export function createKatibCalls(address: string): KatibCalls {
           else resolve({ ok: true, code: 'OK', details: '', ms, reply: reply as never });
         });
       });
+    },
+    health(service) {
+      let client = clients.get('health');
+      if (!client) {
+        const Health = lookupService(loadPackageDefinition([HEALTH_PROTO]), 'grpc.health.v1.Health');
+        client = new Health(address, credentials.createInsecure());
+        clients.set('health', client);
+      }
+      const check = (client as unknown as Record<string, Function>).Check!;
+      return new Promise((resolve) =>
+        check.call(
+          client,
+          { service },
+          { deadline: Date.now() + 2_000 },
+          (e: ServiceError | null, r?: { status: string }) =>
+            resolve(e ? `error ${status[e.code]}` : r!.status),
+        ),
+      );
     },
     close: () => {
       for (const client of clients.values()) client.close();

@@ -21,8 +21,17 @@ export function createReadBarrier(options: {
   groupId: string;
   timeoutMs: number;
   pollMs?: number;
+  /**
+   * Why the store cannot be read now (it is lost), or undefined: checked before and while waiting,
+   * so a read fails at once with that reason rather than after `timeoutMs`.
+   */
+  storeLost?: (what: string) => AppError | undefined;
 }): ReadBarrier {
   const { bus, topic, groupId, timeoutMs, pollMs = 5 } = options;
+  const checkStore = (key: string): void => {
+    const lost = options.storeLost?.(`reading ${key}`);
+    if (lost) throw lost;
+  };
   const unreachable = (what: string, error: unknown) =>
     error instanceof AppError
       ? error
@@ -30,6 +39,7 @@ export function createReadBarrier(options: {
 
   return {
     async waitFor(key) {
+      checkStore(key);
       const started = Date.now();
       const committedOffsets = () =>
         bus.committedOffsets(groupId, topic).catch((error: unknown) => {
@@ -55,6 +65,7 @@ export function createReadBarrier(options: {
       for (;;) {
         if (committed >= target) return;
         if (Date.now() - started >= timeoutMs) break;
+        checkStore(key);
         await sleep(pollMs);
         committed = (await committedOffsets()).get(partition) ?? -1n;
       }
