@@ -1,6 +1,7 @@
 // Every api.v1.beta1 call the experiment service answers, as one client per service, each call timed
 // and settled as an outcome (never a throw): fault tests count answers, codes and their delays.
 import { type Client, credentials, type ServiceError, status } from '@grpc/grpc-js';
+import type { HealthClient } from '../../proto/gen/grpc/health/v1/Health.ts';
 import { HEALTH_PROTO, loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
 
 export interface CallOutcome<T = unknown> {
@@ -64,14 +65,10 @@ export function createKatibCalls(address: string): KatibCalls {
         client = new Health(address, credentials.createInsecure());
         clients.set('health', client);
       }
-      const check = (client as unknown as Record<string, Function>).Check!;
+      const health = client as unknown as HealthClient;
       return new Promise((resolve) =>
-        check.call(
-          client,
-          { service },
-          { deadline: Date.now() + 2_000 },
-          (e: ServiceError | null, r?: { status: string }) =>
-            resolve(e ? `error ${status[e.code]}` : r!.status),
+        health.Check({ service }, { deadline: Date.now() + 2_000 }, (e, r) =>
+          resolve(e ? `error ${status[e.code]}` : String(r!.status)),
         ),
       );
     },
