@@ -88,8 +88,10 @@ export interface GrpcServerOptions {
   readonly port: number;
   readonly services: readonly GrpcServiceRegistration[];
   readonly logger: Logger;
-  /** Largest message received or sent; 64 MiB by default. */
+  /** Largest message received (refused with RESOURCE_EXHAUSTED from its length, before it is read); 64 MiB by default. */
   readonly maxMessageBytes?: number;
+  /** Largest message sent; `maxMessageBytes` by default. */
+  readonly maxSendMessageBytes?: number;
   /** Further grpc-js server options, e.g. `grpc.max_connection_age_ms`. */
   readonly channelOptions?: Readonly<Record<string, string | number>>;
   /** TLS credentials; plaintext when absent. */
@@ -115,7 +117,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   const server = new Server({
     ...options.channelOptions,
     'grpc.max_receive_message_length': maxMessageBytes,
-    'grpc.max_send_message_length': maxMessageBytes,
+    'grpc.max_send_message_length': options.maxSendMessageBytes ?? maxMessageBytes,
   });
   for (const service of options.services) server.addService(service.definition, service.implementation);
 

@@ -251,6 +251,8 @@ try {
     host: settings.grpcHost,
     port: settings.grpcPort,
     maxMessageBytes: settings.grpcMaxMessageBytes,
+    // Replies are ours: a trial's whole log may be larger than any request.
+    maxSendMessageBytes: 256 * 1024 * 1024,
     logger,
     services: [...hosted, health],
   });

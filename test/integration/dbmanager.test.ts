@@ -145,6 +145,16 @@ describe.each([['sqlite'], ['postgres']] as const)('DBManager on %s', (store) =>
     expect(back).toEqual(times.map((t, i) => [t.replace(/\.?0*Z$/, 'Z'), name(i), String(i)]));
   });
 
+  it('refuses a report over EXPERIMENT_GRPC_MAX_MESSAGE_BYTES (16 MiB) with RESOURCE_EXHAUSTED, writing nothing', async () => {
+    const trial = uniqueName('trial');
+    const entry = log('2021-03-04T05:06:07Z', 'loss', '0.123456789');
+    // ~45 bytes a log on the wire: 400,000 logs are over 16 MiB.
+    const error = await rejection(report(db, trial, Array.from({ length: 400_000 }, () => entry)));
+    expect(error.code).toBe(status.RESOURCE_EXHAUSTED);
+    expect(error.details).toMatch(/^Received message larger than max \(\d+ vs 16777216\)$/);
+    expect(await read(trial)).toEqual([]);
+  });
+
   it('rejects bad input with INVALID_ARGUMENT naming field and value, writing nothing', async () => {
     const trial = uniqueName('trial');
     const good = log('2021-03-04T05:06:07Z', 'loss', '0.1');
