@@ -16,8 +16,8 @@ import {
   type EventProducer,
   TOPICS,
 } from '../../shared/bus/index.ts';
-import { silentLogger } from '../../shared/logger.ts';
 import { openTestBus, uniqueName } from '../helpers/kafka.ts';
+import { memoryLogger, repeatedKeys } from '../helpers/memory-logger.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const BROKERS = inject('infra').KAFKA_BROKERS;
@@ -27,6 +27,7 @@ let bus: Bus;
 let producer: EventProducer;
 let store: ObservationStore;
 let consumer: EventConsumer;
+const logs = memoryLogger();
 
 beforeAll(async () => {
   bus = openTestBus(BROKERS);
@@ -44,12 +45,15 @@ beforeAll(async () => {
     store,
     groupId,
     sessionTimeoutMs: 10_000,
-    logger: silentLogger,
+    logger: logs.logger,
   });
   await consumer.joined;
 }, 60_000);
 
 afterAll(async () => {
+  // Each key once in every line the consumer wrote (its 'component' was written twice before).
+  expect(logs.raw.length).toBeGreaterThan(0);
+  expect(logs.raw.flatMap(repeatedKeys)).toEqual([]);
   await consumer?.stop();
   await producer?.disconnect();
   await store?.close();
