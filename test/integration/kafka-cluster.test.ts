@@ -136,8 +136,8 @@ describe('the experiment service on a three-broker Kafka', () => {
     expect(total).toBeGreaterThan(500);
     expect(lost).toBe(0);
     expect(doubled).toBe(0);
-    // The error window, if any, is bounded: nothing refused once the partitions had new leaders.
-    if (errors.length > 0) expect(errors.at(-1)!.at - killedAt).toBeLessThan(20_000);
+    // The error window, if any, is bounded: nothing refused once the broker was back in sync.
+    if (errors.length > 0) expect(errors.at(-1)!.at - killedAt).toBeLessThan(caughtUpMs + 5_000);
   });
 
   it('with every broker hung, calls that need Kafka answer UNAVAILABLE within a second, the others go on, and all serve again within a second of the return', async () => {
