@@ -8,13 +8,13 @@ import { systemClock } from '../../shared/clock.ts';
 import { AppError, toAppError } from '../../shared/errors.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { SettingsError } from '../../shared/settings.ts';
-import { loadClusterFile, readPassword } from './adapters/cluster-file.ts';
+import { loadClusterFile } from './adapters/cluster-file.ts';
 import { createCommandTemplateDriver } from './adapters/command-template-driver.ts';
 import { createEtcdHttp } from './adapters/etcd-http.ts';
 import { binaryVersion, createSnapshotTool } from './adapters/etcd-tools.ts';
 import { createLocalProcessDriver } from './adapters/local-process-driver.ts';
 import { createProgressTopic, readProgressEvents } from './adapters/progress-topic.ts';
-import { certificateFacts, loadTls } from './adapters/tls.ts';
+import { certificateFacts } from './adapters/tls.ts';
 import { loadHistory, resumeUpgrade, runUpgrade } from './app/commands.ts';
 import { gatherFacts } from './app/facts.ts';
 import {
@@ -61,7 +61,10 @@ async function main(): Promise<number> {
     { name: 'kvupgrade', level: settings.logLevel },
     pino.destination({ fd: 2, sync: true }),
   );
-  const spec = await loadClusterFile(options.cluster);
+  const { spec, credentials, tls } = await loadClusterFile(
+    options.cluster,
+    settings.invokedFrom || process.cwd(),
+  );
   clusterFile = options.cluster;
   if (json) json.cluster = spec.name;
   /** Prints the text for people, or the result line for pipelines; returns the exit code. */
@@ -89,10 +92,6 @@ async function main(): Promise<number> {
       phase,
       phase,
     );
-  const credentials = spec.auth
-    ? { user: spec.auth.user, password: await readPassword(spec.auth.passwordFile) }
-    : undefined;
-  const tls = spec.tls ? await loadTls(spec.tls) : undefined;
   const certificates = tls ? certificateFacts(tls) : undefined;
   const etcd = createEtcdHttp({
     timeoutMs: spec.options.requestTimeoutMs,
