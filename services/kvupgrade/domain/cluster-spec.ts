@@ -19,6 +19,8 @@ export interface UpgradeOptions {
   readonly clusterVersionTimeoutSeconds: number;
   readonly requestTimeoutMs: number;
   readonly pollIntervalMs: number;
+  /** How long a step's event may wait for Kafka before the run stops (a broker failover takes seconds). */
+  readonly recordWaitSeconds: number;
 }
 
 export interface ClusterSpec {
@@ -48,6 +50,7 @@ export const DEFAULT_OPTIONS: UpgradeOptions = Object.freeze({
   clusterVersionTimeoutSeconds: 30,
   requestTimeoutMs: 2000,
   pollIntervalMs: 100,
+  recordWaitSeconds: 30,
 });
 
 /** `files`: every file named by a well-formed field, also when other fields are not, so one run reports all. */
@@ -151,6 +154,14 @@ export function validateClusterSpec(raw: unknown, baseDir: string): ClusterSpecO
       60_000,
     ),
     pollIntervalMs: p.num(o, 'pollIntervalMs', 'options.pollIntervalMs', d.pollIntervalMs, 10, 10_000),
+    recordWaitSeconds: p.num(
+      o,
+      'recordWaitSeconds',
+      'options.recordWaitSeconds',
+      d.recordWaitSeconds,
+      0,
+      3600,
+    ),
   };
 
   if (p.list.length > 0) return { ok: false, problems: p.list, files };
