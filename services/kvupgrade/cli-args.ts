@@ -35,7 +35,8 @@ options:
   --output json      one JSON document per line on stdout: each check, each step, then the outcome
   -h, --help         print this text
 
-exit codes: 0 done, 1 failed (or rolled back), 2 bad arguments or cluster file, 3 refused by a check, 4 confirmation needed`;
+exit codes: 0 done, 1 failed (or rolled back), 2 bad arguments or cluster file, 3 refused by a check,
+4 confirmation needed, 5 kv.upgrade-progress (Kafka) could not record or read the run: resume once it answers`;
 
 export type ParsedCli =
   | { readonly kind: 'run'; readonly options: CliOptions }

@@ -3,20 +3,21 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
-import { createBus, createEventProducer, TOPICS } from '../../shared/bus/index.ts';
+import { createBus, TOPICS } from '../../shared/bus/index.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { AppError, toAppError } from '../../shared/errors.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { SettingsError } from '../../shared/settings.ts';
-import { loadClusterFile, readPassword } from './adapters/cluster-file.ts';
+import { loadClusterFile } from './adapters/cluster-file.ts';
 import { createCommandTemplateDriver } from './adapters/command-template-driver.ts';
 import { createEtcdHttp } from './adapters/etcd-http.ts';
 import { binaryVersion, createSnapshotTool } from './adapters/etcd-tools.ts';
 import { createLocalProcessDriver } from './adapters/local-process-driver.ts';
 import { createProgressTopic, readProgressEvents } from './adapters/progress-topic.ts';
-import { certificateFacts, loadTls } from './adapters/tls.ts';
+import { certificateFacts } from './adapters/tls.ts';
 import { loadHistory, resumeUpgrade, runUpgrade } from './app/commands.ts';
 import { gatherFacts } from './app/facts.ts';
+import { ProgressNotReadError, ProgressNotRecordedError } from './app/progress-errors.ts';
 import {
   jsonCheck,
   jsonEvent,
@@ -34,12 +35,21 @@ import { IllegalTransitionError } from './domain/machine.ts';
 import { evaluatePlan } from './domain/plan.ts';
 import { readKvupgradeSettings } from './settings.ts';
 
-const EXIT = { ok: 0, failed: 1, usage: 2, refused: 3, confirm: 4 } as const;
+/** 5: kv.upgrade-progress could not be written or read (Kafka): nothing unrecorded was done; resume once it answers. */
+const EXIT = { ok: 0, failed: 1, usage: 2, refused: 3, confirm: 4, unrecorded: 5 } as const;
 const out = (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 /** Set once the arguments are read: what the error handler prints. */
 let json: { command: string; clusterFile: string; cluster: string | null } | undefined;
 /** The cluster file, once read: what a refusal tells the user to look at. */
 let clusterFile: string | undefined;
+
+/**
+ * How long a graceful close of the Kafka clients may take: a hung broker would hold it for the
+ * client's request timeout (30 s), and the process exits right after anyway.
+ */
+const CLOSE_WITHIN_MS = 2000;
+const closeWithin = (kafkaAnswers: boolean, closing: Promise<void>) =>
+  Promise.race([closing.catch(() => {}), sleep(kafkaAnswers ? CLOSE_WITHIN_MS : 0)]);
 
 async function main(): Promise<number> {
   const parsed = parseCli(process.argv.slice(2));
@@ -61,7 +71,10 @@ async function main(): Promise<number> {
     { name: 'kvupgrade', level: settings.logLevel },
     pino.destination({ fd: 2, sync: true }),
   );
-  const spec = await loadClusterFile(options.cluster);
+  const { spec, credentials, tls } = await loadClusterFile(
+    options.cluster,
+    settings.invokedFrom || process.cwd(),
+  );
   clusterFile = options.cluster;
   if (json) json.cluster = spec.name;
   /** Prints the text for people, or the result line for pipelines; returns the exit code. */
@@ -89,10 +102,6 @@ async function main(): Promise<number> {
       phase,
       phase,
     );
-  const credentials = spec.auth
-    ? { user: spec.auth.user, password: await readPassword(spec.auth.passwordFile) }
-    : undefined;
-  const tls = spec.tls ? await loadTls(spec.tls) : undefined;
   const certificates = tls ? certificateFacts(tls) : undefined;
   const etcd = createEtcdHttp({
     timeoutMs: spec.options.requestTimeoutMs,
@@ -146,18 +155,12 @@ async function main(): Promise<number> {
       const phase = standing.current?.state.phase ?? 'idle';
       return finish(EXIT.ok, `cluster ${spec.name}: ${phase}`, phase, phase);
     } finally {
-      await bus.close();
+      await closeWithin(bus.link.up, bus.close());
     }
   }
 
-  // The producer gets ready while the events and the cluster are read; the first publish waits for it.
-  const producer = (async () => {
-    await bus.ensureTopics([TOPICS.upgradeProgress]);
-    return createEventProducer(bus);
-  })();
-  producer.catch(() => {}); // observed by the first publish, or below
+  const progress = createProgressTopic({ bus, topic: TOPICS.upgradeProgress });
   try {
-    const progress = createProgressTopic({ bus, producer, topic });
     const deps = {
       spec,
       etcd,
@@ -178,6 +181,7 @@ async function main(): Promise<number> {
       sleep: (ms: number) => sleep(ms),
       onEvent: (event: Parameters<typeof renderEvent>[0]) =>
         out(asJson ? jsonEvent(event) : renderEvent(event)),
+      onNotice: (message: string) => process.stderr.write(`kvupgrade: ${message}\n`),
     };
     switch (options.command) {
       case 'run': {
@@ -215,8 +219,10 @@ async function main(): Promise<number> {
       }
     }
   } finally {
-    await producer.then((p) => p.disconnect()).catch(() => {});
-    await bus.close();
+    await closeWithin(
+      bus.link.up,
+      progress.close().then(() => bus.close()),
+    );
   }
 }
 
@@ -225,16 +231,23 @@ main().then(
   (error: unknown) => {
     const appError = error instanceof SettingsError ? undefined : toAppError(error);
     // The state machine's own words ("x is not allowed in phase y") are for the code, not for people.
+    const unrecorded = error instanceof ProgressNotRecordedError || error instanceof ProgressNotReadError;
     const message =
       error instanceof SettingsError
         ? error.message
         : error instanceof IllegalTransitionError
           ? `this step does not follow from the run recorded on kv.upgrade-progress (another kvupgrade may be working on the cluster); nothing more was done: see kvupgrade status --cluster ${clusterFile}`
-          : appError!.message;
+          : error instanceof ProgressNotRecordedError
+            ? `${error.message}\n  once Kafka answers, resume continues from the last recorded step: kvupgrade resume --cluster ${clusterFile}`
+            : error instanceof ProgressNotReadError
+              ? `${error.message}; run it again once Kafka answers`
+              : appError!.message;
     const code =
       error instanceof SettingsError || (appError instanceof AppError && appError.code === 'INVALID_ARGUMENT')
         ? EXIT.usage
-        : EXIT.failed;
+        : unrecorded
+          ? EXIT.unrecorded
+          : EXIT.failed;
     process.stderr.write(`kvupgrade: ${message}\n`);
     if (json)
       out(
@@ -242,7 +255,7 @@ main().then(
           command: json.command,
           cluster: json.cluster,
           clusterFile: json.clusterFile,
-          outcome: 'error',
+          outcome: unrecorded ? 'not-recorded' : 'error',
           phase: null,
           exitCode: code,
           message,

@@ -20,7 +20,10 @@ export interface MemberDriver {
    * each with how its flags differ from the cluster file's; `lookedFor` says how they were searched.
    */
   processes(member: MemberSpec): Promise<ProcessSighting>;
-  /** Whether a file exists on the member's host; undefined when this driver cannot tell. */
+  /**
+   * Whether a file exists on the member's host; undefined when this driver has no way to look.
+   * Rejects with UNAVAILABLE when it looked and had no answer (permission denied, ssh failing).
+   */
   fileExists(member: MemberSpec, file: string): Promise<boolean | undefined>;
   /**
    * Something that changes when the member's data folder is made anew (a cluster built again in the

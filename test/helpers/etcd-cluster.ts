@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import yaml from 'js-yaml';
+import { loadClusterFile } from '../../services/kvupgrade/adapters/cluster-file.ts';
 import { createEtcdHttp } from '../../services/kvupgrade/adapters/etcd-http.ts';
 import { createLocalProcessDriver } from '../../services/kvupgrade/adapters/local-process-driver.ts';
-import { loadTls, type TlsMaterial } from '../../services/kvupgrade/adapters/tls.ts';
+import type { TlsMaterial } from '../../services/kvupgrade/adapters/tls.ts';
 import { type ClusterSpec, validateClusterSpec } from '../../services/kvupgrade/domain/cluster-spec.ts';
 import type { EtcdClient, MemberDriver } from '../../services/kvupgrade/ports.ts';
 import { systemClock } from '../../shared/clock.ts';
@@ -160,8 +161,8 @@ export async function createEtcdCluster(options: {
     etcdutl: bin.etcdutl,
     clock: systemClock,
   });
-  const tls = outcomeTls(raw, dir);
-  const tlsMaterial = tls ? await loadTls(tls) : undefined;
+  await writeFile(file, yaml.dump(raw));
+  const tlsMaterial = (await loadClusterFile(file)).tls;
   const etcd = createEtcdHttp({ timeoutMs: 1000, ...(tlsMaterial ? { tls: tlsMaterial } : {}) });
 
   async function build(): Promise<EtcdTestCluster> {
@@ -245,9 +246,4 @@ async function killAll(dir: string): Promise<void> {
   for (const pid of ours)
     for (let i = 0; i < 100 && (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')) !== ''; i++)
       await sleep(20);
-}
-
-function outcomeTls(raw: Record<string, unknown>, dir: string) {
-  const outcome = validateClusterSpec(raw, dir);
-  return outcome.ok ? outcome.spec.tls : undefined;
 }

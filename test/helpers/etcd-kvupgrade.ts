@@ -16,20 +16,8 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** The kvupgrade CLI as a user runs it, in its own process. */
-export function spawnKvupgrade(
-  infra: InfraEnv,
-  args: readonly string[],
-): { child: ChildProcess; result: Promise<CliResult> } {
-  const child = spawn(process.execPath, [join(ROOT, 'services/kvupgrade/main.ts'), ...args], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      KAFKA_BROKERS: infra.KAFKA_BROKERS,
-      LOG_LEVEL: 'error',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** Collects a child's output; resolves when it has exited and its pipes are closed. */
+function collect(child: ChildProcess): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => {
@@ -38,14 +26,48 @@ export function spawnKvupgrade(
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const result = new Promise<CliResult>((resolve) => {
+  return new Promise<CliResult>((resolve) => {
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
-  return { child, result };
 }
 
-export const runKvupgrade = (infra: InfraEnv, args: readonly string[]): Promise<CliResult> =>
-  spawnKvupgrade(infra, args).result;
+/** The kvupgrade CLI as a user runs it, in its own process; `brokers` replaces the tests' Kafka. */
+export function spawnKvupgrade(
+  infra: InfraEnv,
+  args: readonly string[],
+  options: { readonly brokers?: string } = {},
+): { child: ChildProcess; result: Promise<CliResult> } {
+  const child = spawn(process.execPath, [join(ROOT, 'services/kvupgrade/main.ts'), ...args], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      KAFKA_BROKERS: options.brokers ?? infra.KAFKA_BROKERS,
+      LOG_LEVEL: 'error',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return { child, result: collect(child) };
+}
+
+export const runKvupgrade = (
+  infra: InfraEnv,
+  args: readonly string[],
+  options: { readonly brokers?: string } = {},
+): Promise<CliResult> => spawnKvupgrade(infra, args, options).result;
+
+/** `npm --prefix <project> run -s kvupgrade -- <args>` run from `cwd`, as the README tells a user to. */
+export function runKvupgradeThroughNpm(
+  infra: InfraEnv,
+  args: readonly string[],
+  cwd: string,
+): Promise<CliResult> {
+  const child = spawn('npm', ['--prefix', ROOT, 'run', '-s', 'kvupgrade', '--', ...args], {
+    cwd,
+    env: { ...process.env, KAFKA_BROKERS: infra.KAFKA_BROKERS, LOG_LEVEL: 'error' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return collect(child);
+}
 
 /** The `replay` CLI on kv.upgrade-progress, as the issue asks: `replay kv.upgrade-progress --from-beginning --key <cluster>`. */
 export function runReplay(infra: InfraEnv, key: string): Promise<CliResult> {
@@ -61,17 +83,7 @@ export function runReplay(infra: InfraEnv, key: string): Promise<CliResult> {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
-  );
+  return collect(child);
 }
 
 /** Every UpgradeProgress event of a cluster, in order, straight from the topic. */

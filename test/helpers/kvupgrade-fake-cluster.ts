@@ -56,6 +56,14 @@ export interface FakeCluster {
   readonly log: string[];
   /** Every event published, as the topic holds them. */
   readonly events: UpgradeProgress[];
+  /** What the run told a person besides its events (waiting for Kafka). */
+  readonly notices: string[];
+  /**
+   * Kafka stops answering (publishes reject with UNAVAILABLE, as the bus does) for `forMs` of the
+   * fake clock, or until told otherwise; `when` delays that until a line is logged (e.g. `stop m1`).
+   */
+  loseKafka(options?: { readonly forMs?: number; readonly when?: string }): void;
+  restoreKafka(): void;
   leader: string;
   /** The cluster built again in the same place, with the same flags: 3.4, new data folders, revision 1. */
   rebuild(): void;
@@ -66,7 +74,18 @@ export function createFakeCluster(
 ): FakeCluster {
   const spec = options.spec ?? fakeClusterSpec();
   const log: string[] = [];
+  const notices: string[] = [];
   const events: UpgradeProgress[] = [...(options.history ?? [])];
+  /** Kafka answers before this time of the fake clock (Infinity: it answers). */
+  let kafkaBackAt = Number.NEGATIVE_INFINITY;
+  let loseAfter: { line: string; forMs: number } | undefined;
+  const record = (line: string) => {
+    log.push(line);
+    if (loseAfter && line === loseAfter.line) {
+      kafkaBackAt = now + loseAfter.forMs;
+      loseAfter = undefined;
+    }
+  };
   const members: FakeMember[] = spec.members.map((m, i) => ({
     spec: m,
     id: String(1000 + i),
@@ -81,6 +100,14 @@ export function createFakeCluster(
     deps: undefined as never,
     log,
     events,
+    notices,
+    loseKafka({ forMs = Number.POSITIVE_INFINITY, when } = {}) {
+      if (when) loseAfter = { line: when, forMs };
+      else kafkaBackAt = now + forMs;
+    },
+    restoreKafka() {
+      kafkaBackAt = Number.NEGATIVE_INFINITY;
+    },
     leader: options.leader ?? 'm2',
     rebuild() {
       for (const m of members) Object.assign(m, { running: true, server: '3.4.23', folder: m.folder + 1 });
@@ -104,7 +131,7 @@ export function createFakeCluster(
   const etcd: EtcdClient = {
     certificate: async () => undefined,
     async health(url) {
-      log.push(`health ${at(url).spec.name}`);
+      record(`health ${at(url).spec.name}`);
       up(url);
       return true;
     },
@@ -114,7 +141,7 @@ export function createFakeCluster(
     isLeader: async (url) => up(url).spec.name === world.leader,
     async quorumRead(url) {
       const m = up(url);
-      log.push(`read ${m.spec.name} on ${m.server}`);
+      record(`read ${m.spec.name} on ${m.server}`);
       if (members.filter((x) => x.running).length < 2) throw unavailable('no quorum');
       return { revision };
     },
@@ -143,7 +170,7 @@ export function createFakeCluster(
     forgetToken: () => {},
     async moveLeader(leaderUrl, targetId) {
       const target = members.find((m) => m.id === targetId)!;
-      log.push(`move leader ${up(leaderUrl).spec.name} -> ${target.spec.name}`);
+      record(`move leader ${up(leaderUrl).spec.name} -> ${target.spec.name}`);
       world.leader = target.spec.name;
     },
   };
@@ -153,12 +180,12 @@ export function createFakeCluster(
     async start(member, binary) {
       const m = named(member);
       m.server = binary === spec.binaries.target ? '3.5.16' : '3.4.23';
-      log.push(`start ${member.name} on ${m.server}`);
+      record(`start ${member.name} on ${m.server}`);
       m.running = true;
       revision += 1; // the member publishes itself through raft
     },
     async stop(member) {
-      log.push(`stop ${member.name}`);
+      record(`stop ${member.name}`);
       named(member).running = false;
       // A stopped leader hands leadership to a member that still runs.
       if (world.leader === member.name) world.leader = members.find((m) => m.running)!.spec.name;
@@ -180,17 +207,25 @@ export function createFakeCluster(
 
   const snapshots: SnapshotTool = {
     async save(endpoint) {
-      log.push(`snapshot from ${at(endpoint).spec.name}`);
+      record(`snapshot from ${at(endpoint).spec.name}`);
     },
     status: async () => ({ hash: 7, revision, totalKeys: 12, totalBytes: 24_576 }),
   };
 
   const progress: ProgressLog = {
     async publish(list) {
-      for (const e of list) log.push(`${e.kind} ${e.step}${e.member ? ` [${e.member}]` : ''}`);
+      if (now < kafkaBackAt)
+        throw unavailable(
+          'kafka: no broker of 127.0.0.1:9092 has answered; publishing to kv.upgrade-progress was not done',
+        );
+      for (const e of list) record(`${e.kind} ${e.step}${e.member ? ` [${e.member}]` : ''}`);
       events.push(...list);
     },
-    read: async (cluster) => events.filter((e) => e.cluster === cluster),
+    async read(cluster) {
+      if (now < kafkaBackAt)
+        throw unavailable('kafka: no broker of 127.0.0.1:9092 has answered; listing topics was not done');
+      return events.filter((e) => e.cluster === cluster);
+    },
   };
 
   let ids = 0;
@@ -210,6 +245,7 @@ export function createFakeCluster(
       now += ms;
     },
     onEvent: () => {},
+    onNotice: (message) => void notices.push(message),
   };
   return world;
 }

@@ -87,6 +87,37 @@ describe('kvupgrade plan refuses, with a clear verdict and no side effect', () =
     }
   });
 
+  it('with every member down, says of each check that had no answer that it is unknown, and refuses', async () => {
+    await Promise.all(cluster.spec.members.map((m) => cluster.driver.stop(m, 5000)));
+    try {
+      const result = await plan(cluster);
+      expect(result.code).toBe(3);
+      expect(result.stdout).toContain(
+        '[REFUSE] auth: unknown: no member answered a read without credentials, so whether auth is enabled is not known',
+      );
+      expect(result.stdout).toContain('[REFUSE] cluster-version: unknown: no member answered /version');
+      expect(result.stdout).toContain('[REFUSE] same-server-version: unknown: no member answered /version');
+      expect(result.stdout).toContain('[REFUSE] membership: unknown: no member answered member list');
+      expect(result.stdout).toContain(
+        '[REFUSE] leader: unknown: /metrics (etcd_server_is_leader) answered on no member',
+      );
+      // What passes was read from the cluster file, the data folders and the binaries, not from a member.
+      const passed = [...result.stdout.matchAll(/^ {2}\[ok\] ([\w-]+):/gm)].map((m) => m[1]);
+      expect(passed).toEqual([
+        'v2-data',
+        'removed-flags',
+        'binaries',
+        'binaries',
+        'binaries',
+        'binaries',
+        'v3-database',
+      ]);
+    } finally {
+      await Promise.all(cluster.spec.members.map((m) => cluster.driver.start(m, cluster.bin.etcd34, '3.4')));
+      await waitForHealthy(cluster.etcd, cluster.members);
+    }
+  });
+
   it('refuses auth unless allowed, explaining the hazard; allowed with credentials it warns', async () => {
     await gateway(cluster, '/v3/auth/user/add', { name: 'root', password: 'rootpw' });
     await gateway(cluster, '/v3/auth/user/grant', { user: 'root', role: 'root' });

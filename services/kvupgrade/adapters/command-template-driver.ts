@@ -29,7 +29,8 @@ export function memberValues(member: MemberSpec): Partial<Record<Placeholder, st
  *   kill:   optional escalation after the deadline
  *   logs:   optional, prints the member's log lines since {since} (epoch seconds)
  *   restore: optional, restores {snapshot} into the member's data folder (for rollback after 3.5)
- *   check:  optional, exits 0 when {file} exists on the member's host (plan's v3 database check)
+ *   check:  optional, exits 0 when {file} exists on the member's host, 1 when it does not (plan's
+ *           v3 database check); any other exit is no answer
  */
 export function createCommandTemplateDriver(options: {
   readonly spec: CommandDriverSpec;
@@ -61,7 +62,11 @@ export function createCommandTemplateDriver(options: {
     async fileExists(member, file) {
       if (!spec.check) return undefined;
       const result = await sh(spec.check, { ...memberValues(member), file }, 30_000);
-      return result.code === 0;
+      // `test -f` exits 1 for a missing file; anything else (ssh's 255, a timeout) is no answer.
+      if (result.code === 0 || result.code === 1) return result.code === 0;
+      throw unavailable(
+        `driver.check for ${member.name} did not answer (exit ${result.code ?? result.signal}): ${lastLines(result.stderr || result.stdout)}`,
+      );
     },
     dataDirId: async () => undefined,
     async start(member, binary, version) {

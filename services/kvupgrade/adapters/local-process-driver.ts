@@ -111,7 +111,10 @@ export function createLocalProcessDriver(options: {
     async fileExists(_member, file) {
       return stat(file).then(
         () => true,
-        (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? false : undefined),
+        (error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') return false;
+          throw unavailable(`cannot look for ${file}: ${error.code ?? error.message}`, error);
+        },
       );
     },
 

@@ -1,37 +1,14 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { invalidArgument } from '../../../shared/errors.ts';
 import type { CertificateFacts } from '../domain/cluster-facts.ts';
 import type { TlsSpec } from '../domain/driver-spec.ts';
 
-/** The cluster file's `tls` block, read: what every HTTPS call and etcdctl run is given. */
+/** The cluster file's `tls` block, read (by loadClusterFile): what every HTTPS call and etcdctl run is given. */
 export interface TlsMaterial {
   readonly spec: TlsSpec;
   readonly ca: Buffer;
   readonly cert: Buffer | undefined;
   readonly key: Buffer | undefined;
   readonly serverName: string | undefined;
-}
-
-async function read(file: string, field: string): Promise<Buffer> {
-  try {
-    return await readFile(file);
-  } catch (error) {
-    throw invalidArgument(
-      `${field} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      error,
-    );
-  }
-}
-
-/** Reads the files of the tls block; INVALID_ARGUMENT names the field whose file cannot be read. */
-export async function loadTls(spec: TlsSpec): Promise<TlsMaterial> {
-  const [ca, cert, key] = await Promise.all([
-    read(spec.ca, 'tls.ca'),
-    spec.cert ? read(spec.cert, 'tls.cert') : undefined,
-    spec.key ? read(spec.key, 'tls.key') : undefined,
-  ]);
-  return { spec, ca, cert, key, serverName: spec.serverName };
 }
 
 /**

@@ -10,13 +10,14 @@ import {
 } from '../domain/history.ts';
 import type { ObservedCluster } from '../domain/incarnation.ts';
 import { evaluatePlan, type Plan } from '../domain/plan.ts';
-import { checkEvent, type UpgradeProgress } from '../domain/progress.ts';
+import { checkEvent, distinctEvents, type UpgradeProgress } from '../domain/progress.ts';
 import { initialState, type UpgradeState } from '../domain/run-state.ts';
 import type { ProgressLog } from '../ports.ts';
 import type { OrchestratorDeps } from './deps.ts';
 import { gatherFacts } from './facts.ts';
 import { observeCluster } from './observe.ts';
 import { createOrchestrator } from './orchestrator.ts';
+import { ProgressNotReadError } from './progress-errors.ts';
 
 /** The cluster's events on the topic, its runs, the cluster as it is now, and which run speaks for it. */
 export interface ClusterHistory {
@@ -29,7 +30,13 @@ export interface ClusterHistory {
 export async function loadHistory(
   deps: Pick<OrchestratorDeps, 'spec' | 'etcd' | 'driver'> & { readonly progress: Pick<ProgressLog, 'read'> },
 ): Promise<ClusterHistory> {
-  const [events, observed] = await Promise.all([deps.progress.read(deps.spec.name), observeCluster(deps)]);
+  const [read, observed] = await Promise.all([
+    deps.progress.read(deps.spec.name).catch((error: unknown) => {
+      throw new ProgressNotReadError(error);
+    }),
+    observeCluster(deps),
+  ]);
+  const events = distinctEvents(read);
   const runs = recordedRuns(deps.spec.name, events);
   return { events, runs, observed, standing: standing(runs, observed) };
 }

@@ -22,6 +22,8 @@ export interface OrchestratorDeps {
   readonly certificates?: readonly CertificateFacts[];
   /** Sees every event once it is acknowledged (the CLI prints them). */
   readonly onEvent: (event: UpgradeProgress) => void;
+  /** What a person should know that is not an event, e.g. that the run waits for Kafka (stderr). */
+  readonly onNotice: (message: string) => void;
 }
 
 export type GateDeps = Pick<OrchestratorDeps, 'spec' | 'etcd' | 'driver' | 'clock' | 'sleep'>;

@@ -48,13 +48,15 @@ async function memberFacts(
     settle(etcd.status(url)),
     local ? v2SnapshotBytes(member) : Promise.resolve(undefined),
     settle(driver.processes(member)),
-    driver.fileExists(member, v3File).catch(() => undefined),
+    settle(driver.fileExists(member, v3File)),
     settle(etcd.certificate(url)),
   ]);
   const field = `${member.name} server certificate`;
   return {
     processes: processes.ok ? processes.value : { error: processes.error },
-    v3Database: { file: v3File, exists: v3 },
+    v3Database: v3.ok
+      ? { file: v3File, exists: v3.value }
+      : { file: v3File, exists: undefined, error: v3.error },
     ...(cert.ok
       ? cert.value
         ? { serverCertificate: { field, ...cert.value } }

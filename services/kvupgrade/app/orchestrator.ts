@@ -2,11 +2,8 @@ import { type Action, IllegalTransitionError, nextAction } from '../domain/machi
 import type { UpgradeState } from '../domain/run-state.ts';
 import type { OrchestratorDeps } from './deps.ts';
 import type { StepContext } from './member-control.ts';
-import {
-  createProgressRecorder,
-  ProgressNotRecordedError,
-  type ProgressRecorder,
-} from './progress-recorder.ts';
+import { ProgressNotRecordedError } from './progress-errors.ts';
+import { createProgressRecorder, type ProgressRecorder } from './progress-recorder.ts';
 import { restore, rollBack } from './rollback-steps.ts';
 import {
   awaitClusterVersion,
@@ -17,7 +14,7 @@ import {
   upgradeNextMember,
 } from './upgrade-steps.ts';
 
-export { ProgressNotRecordedError } from './progress-recorder.ts';
+export { ProgressNotRecordedError } from './progress-errors.ts';
 
 export interface Orchestrator extends ProgressRecorder {
   /** Runs actions until the run ends (completed, rolled back, restored or failed). */
@@ -63,6 +60,7 @@ export function createOrchestrator(deps: OrchestratorDeps): Orchestrator {
         try {
           state = await STEPS[action](ctx, state, resumed);
         } catch (error) {
+          // An unrecorded event stops the run as it is: a rollback would be a step of its own, unrecorded too.
           if (error instanceof ProgressNotRecordedError || error instanceof IllegalTransitionError)
             throw error;
           state = await failure(state, error);

@@ -47,10 +47,22 @@ const quorumRead: PlanCheck = {
   },
 };
 
+/** Members whose /version gave no answer: what they run is not known. */
+const silentOnVersion = ({ facts }: CheckInput) => facts.members.filter((m) => !m.version.ok);
+
 const auth: PlanCheck = {
   name: 'auth',
   judge(input) {
-    if (input.facts.authEnabled !== true && !needCredentials(input))
+    // Auth is seen as disabled only when a member answered a read without credentials.
+    if (input.facts.authEnabled === undefined && !needCredentials(input))
+      return [
+        verdict(
+          'auth',
+          'refuse',
+          'unknown: no member answered a read without credentials, so whether auth is enabled is not known',
+        ),
+      ];
+    if (input.facts.authEnabled === false && !needCredentials(input))
       return [verdict('auth', 'pass', 'auth is disabled')];
     if (!input.allowAuth)
       return [
@@ -74,8 +86,9 @@ const auth: PlanCheck = {
 
 const versions: PlanCheck = {
   name: 'versions',
-  judge({ facts }) {
-    const silent = facts.members.filter((m) => !m.version.ok);
+  judge(input) {
+    const { facts } = input;
+    const silent = silentOnVersion(input);
     if (silent.length > 0)
       return [
         verdict('versions', 'refuse', `/version did not answer on ${silent.map((m) => m.name).join(', ')}`),
@@ -94,7 +107,7 @@ const clusterVersion: PlanCheck = {
     const seen = new Set(answeredVersions(facts).map((v) => minorOf(v.cluster) ?? v.cluster));
     if (seen.size > 1)
       return say('refuse', `members disagree on the cluster version: ${[...seen].join(', ')}`);
-    if (seen.size === 0) return [];
+    if (seen.size === 0) return say('refuse', 'unknown: no member answered /version');
     const text = [...seen][0]!;
     const cv = parseVersion(text);
     const from = parseVersion(FROM_MINOR)!;
@@ -112,9 +125,12 @@ const clusterVersion: PlanCheck = {
 
 const sameServerVersion: PlanCheck = {
   name: 'same-server-version',
-  judge({ facts }) {
+  judge(input) {
+    const { facts } = input;
     const answered = answeredVersions(facts);
-    if (alreadyUpgraded(facts) || answered.length === 0) return [];
+    if (alreadyUpgraded(facts)) return [];
+    if (answered.length === 0)
+      return [verdict('same-server-version', 'refuse', 'unknown: no member answered /version')];
     const from = commonServerVersion(facts);
     if (from === undefined) {
       const list = answered.map((v) => `${v.name} ${v.server}`).join(', ');
@@ -128,6 +144,15 @@ const sameServerVersion: PlanCheck = {
     }
     if (!isOnMinor(from, FROM_MINOR))
       return [verdict('same-server-version', 'refuse', `members run ${from}, not ${FROM_MINOR}.x`)];
+    const silent = silentOnVersion(input).map((m) => m.name);
+    if (silent.length > 0)
+      return [
+        verdict(
+          'same-server-version',
+          'refuse',
+          `unknown: ${answered.map((v) => v.name).join(', ')} run ${from}; what ${silent.join(', ')} run${silent.length === 1 ? 's' : ''} is not known (/version did not answer)`,
+        ),
+      ];
     return [verdict('same-server-version', 'pass', `every member runs ${from}`)];
   },
 };
@@ -136,7 +161,7 @@ const membership: PlanCheck = {
   name: 'membership',
   judge({ spec, facts }) {
     const list = facts.memberList;
-    if (!list) return [verdict('membership', 'refuse', 'no member answered member list')];
+    if (!list) return [verdict('membership', 'refuse', 'unknown: no member answered member list')];
     const problems: string[] = [];
     for (const m of spec.members) {
       const found = list.find((l) => l.name === m.name);
@@ -158,6 +183,18 @@ const leader: PlanCheck = {
   name: 'leader',
   judge({ facts }) {
     const name = leaderOf(facts);
+    // One leader is known only when every member answered whether it leads.
+    const silent = facts.members.filter((m) => m.isLeader === undefined).map((m) => m.name);
+    if (silent.length === facts.members.length)
+      return [verdict('leader', 'refuse', 'unknown: /metrics (etcd_server_is_leader) answered on no member')];
+    if (name && silent.length > 0)
+      return [
+        verdict(
+          'leader',
+          'refuse',
+          `unknown: ${name} reports etcd_server_is_leader 1, but /metrics did not answer on ${silent.join(', ')}`,
+        ),
+      ];
     if (name) return [verdict('leader', 'pass', `leader: ${name} (etcd_server_is_leader 1)`)];
     const leaders = facts.members.filter((m) => m.isLeader === true);
     return [

@@ -23,8 +23,15 @@ export interface MemberFacts {
         readonly found: readonly { readonly pid?: number; readonly flagDifferences: readonly string[] }[];
       }
     | { readonly error: string };
-  /** `<dataDir>/member/snap/db`: exists true/false, or undefined when the driver cannot tell. */
-  readonly v3Database?: { readonly file: string; readonly exists: boolean | undefined };
+  /**
+   * `<dataDir>/member/snap/db`: exists true/false; undefined when the driver has no way to look
+   * (then `error` says why, when it looked and had no answer).
+   */
+  readonly v3Database?: {
+    readonly file: string;
+    readonly exists: boolean | undefined;
+    readonly error?: string;
+  };
   /** The certificate the member serves on its https client URL. */
   readonly serverCertificate?: CertificateFacts;
 }
@@ -54,7 +61,7 @@ export interface ClusterFacts {
     | readonly { readonly id: string; readonly name: string; readonly peerUrls: readonly string[] }[]
     | undefined;
   readonly tools: ToolFacts;
-  /** A read without credentials is refused; undefined when no member answered. */
+  /** A read without credentials is refused; undefined when no member answered (then nothing is known). */
   readonly authEnabled: boolean | undefined;
   /** The tls block's certificates (undefined without a tls block). */
   readonly certificates?: readonly CertificateFacts[];

@@ -3,7 +3,9 @@ import { AppError } from '../../../shared/errors.ts';
 import { type DriverSpec, type TlsSpec, validateDriver, validateTls } from './driver-spec.ts';
 import { flagValue } from './flags.ts';
 import { type MemberSpec, type PathResolver, validateMembers } from './member-spec.ts';
-import { isObj, NAME, Problems } from './problems.ts';
+import { isObj, NAME, type NamedFile, Problems } from './problems.ts';
+
+export type { NamedFile } from './problems.ts';
 
 export interface UpgradeOptions {
   /** Move leadership to an upgraded member before stopping the leader (etcd also hands it off on SIGINT). */
@@ -17,6 +19,8 @@ export interface UpgradeOptions {
   readonly clusterVersionTimeoutSeconds: number;
   readonly requestTimeoutMs: number;
   readonly pollIntervalMs: number;
+  /** How long a step's event may wait for Kafka before the run stops (a broker failover takes seconds). */
+  readonly recordWaitSeconds: number;
 }
 
 export interface ClusterSpec {
@@ -46,11 +50,13 @@ export const DEFAULT_OPTIONS: UpgradeOptions = Object.freeze({
   clusterVersionTimeoutSeconds: 30,
   requestTimeoutMs: 2000,
   pollIntervalMs: 100,
+  recordWaitSeconds: 30,
 });
 
+/** `files`: every file named by a well-formed field, also when other fields are not, so one run reports all. */
 export type ClusterSpecOutcome =
-  | { readonly ok: true; readonly spec: ClusterSpec }
-  | { readonly ok: false; readonly problems: readonly string[] };
+  | { readonly ok: true; readonly spec: ClusterSpec; readonly files: readonly NamedFile[] }
+  | { readonly ok: false; readonly problems: readonly string[]; readonly files: readonly NamedFile[] };
 
 /**
  * Validates a parsed cluster file. Relative paths are taken from `baseDir` (the file's folder).
@@ -58,8 +64,13 @@ export type ClusterSpecOutcome =
  */
 export function validateClusterSpec(raw: unknown, baseDir: string): ClusterSpecOutcome {
   const p = new Problems();
+  const files: NamedFile[] = [];
   if (!isObj(raw))
-    return { ok: false, problems: ['(root): must be a mapping with cluster, binaries, driver and members'] };
+    return {
+      ok: false,
+      problems: ['(root): must be a mapping with cluster, binaries, driver and members'],
+      files,
+    };
   p.unknownKeys('', raw, ['cluster', 'binaries', 'backupDir', 'driver', 'members', 'auth', 'tls', 'options']);
   const path: PathResolver = (value) =>
     value === undefined ? '' : isAbsolute(value) ? value : resolve(baseDir, value);
@@ -81,7 +92,7 @@ export function validateClusterSpec(raw: unknown, baseDir: string): ClusterSpecO
 
   const backupDir = path(p.str(raw, 'backupDir', 'backupDir'));
   const driver = validateDriver(raw.driver, p, path);
-  const members = validateMembers(raw.members, p, path);
+  const members = validateMembers(raw.members, p, path, { oneHost: driver?.kind !== 'command' });
 
   let auth: ClusterSpec['auth'];
   if (raw.auth !== undefined) {
@@ -90,12 +101,13 @@ export function validateClusterSpec(raw: unknown, baseDir: string): ClusterSpecO
       p.unknownKeys('auth', raw.auth, ['user', 'passwordFile']);
       const user = p.str(raw.auth, 'user', 'auth.user');
       const passwordFile = p.str(raw.auth, 'passwordFile', 'auth.passwordFile');
+      if (passwordFile !== undefined) files.push({ field: 'auth.passwordFile', path: path(passwordFile) });
       if (user !== undefined && passwordFile !== undefined) auth = { user, passwordFile: path(passwordFile) };
     }
   }
 
   // Without a tls block, https members are checked against the system's CAs, with no client certificate.
-  const tls = validateTls(raw.tls, p, path);
+  const tls = validateTls(raw.tls, p, path, files);
 
   const rawOptions = raw.options === undefined ? {} : raw.options;
   if (!isObj(rawOptions)) p.add('options', 'must be a mapping');
@@ -142,11 +154,20 @@ export function validateClusterSpec(raw: unknown, baseDir: string): ClusterSpecO
       60_000,
     ),
     pollIntervalMs: p.num(o, 'pollIntervalMs', 'options.pollIntervalMs', d.pollIntervalMs, 10, 10_000),
+    recordWaitSeconds: p.num(
+      o,
+      'recordWaitSeconds',
+      'options.recordWaitSeconds',
+      d.recordWaitSeconds,
+      0,
+      3600,
+    ),
   };
 
-  if (p.list.length > 0) return { ok: false, problems: p.list };
+  if (p.list.length > 0) return { ok: false, problems: p.list, files };
   return {
     ok: true,
+    files,
     spec: Object.freeze({
       name: name!,
       binaries,

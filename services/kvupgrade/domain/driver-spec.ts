@@ -1,5 +1,5 @@
 import type { PathResolver } from './member-spec.ts';
-import { isObj, type Problems } from './problems.ts';
+import { isObj, type NamedFile, type Problems } from './problems.ts';
 import { parsePlaceholders, TEMPLATE_PLACEHOLDERS, type TemplateName } from './templates.ts';
 
 export type DriverSpec =
@@ -69,7 +69,13 @@ export function validateDriver(raw: unknown, p: Problems, path: PathResolver): D
   return undefined;
 }
 
-export function validateTls(raw: unknown, p: Problems, path: PathResolver): TlsSpec | undefined {
+/** The tls block; each file it names (even in a block with other problems) is added to `files`. */
+export function validateTls(
+  raw: unknown,
+  p: Problems,
+  path: PathResolver,
+  files: NamedFile[],
+): TlsSpec | undefined {
   if (raw === undefined) return undefined;
   if (!isObj(raw)) {
     p.add('tls', 'must be a mapping with ca, cert, key and optionally serverName');
@@ -80,6 +86,12 @@ export function validateTls(raw: unknown, p: Problems, path: PathResolver): TlsS
   const cert = p.str(raw, 'cert', 'tls.cert', false);
   const key = p.str(raw, 'key', 'tls.key', false);
   const serverName = p.str(raw, 'serverName', 'tls.serverName', false);
+  for (const [field, value] of [
+    ['tls.ca', ca],
+    ['tls.cert', cert],
+    ['tls.key', key],
+  ] as const)
+    if (value !== undefined) files.push({ field, path: path(value) });
   if ((cert === undefined) !== (key === undefined))
     p.add(
       cert === undefined ? 'tls.cert' : 'tls.key',

@@ -3,7 +3,7 @@
 import { incarnationDifferences, type ObservedCluster } from './incarnation.ts';
 import { IllegalTransitionError, transition } from './machine.ts';
 import { ACTIVE_PHASES } from './phases.ts';
-import { triggerOf, type UpgradeProgress } from './progress.ts';
+import { distinctEvents, triggerOf, type UpgradeProgress } from './progress.ts';
 import { initialState, type UpgradeState } from './run-state.ts';
 
 export interface RecordedRun {
@@ -19,7 +19,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** Every run in a cluster's events, oldest first, each rebuilt from its own transitions alone. */
 export function recordedRuns(cluster: string, events: readonly UpgradeProgress[]): RecordedRun[] {
   const runs = new Map<string, { state: UpgradeState; inconsistent?: string }>();
-  for (const event of events) {
+  for (const event of distinctEvents(events)) {
     const trigger = triggerOf(event);
     if (!trigger || event.run_id === null) continue;
     const run = runs.get(event.run_id) ?? { state: initialState(cluster) };

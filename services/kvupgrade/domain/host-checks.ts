@@ -148,9 +148,11 @@ const v3Database: PlanCheck = {
     const checked = facts.members.filter((m) => m.v3Database !== undefined);
     if (checked.length === 0) return [];
     const missing = checked.filter((m) => m.v3Database!.exists === false);
-    const unknown = checked.filter((m) => m.v3Database!.exists === undefined);
+    const silent = checked.filter((m) => m.v3Database!.error !== undefined);
+    const unknown = checked.filter((m) => m.v3Database!.exists === undefined && !m.v3Database!.error);
+    const out: Verdict[] = [];
     if (missing.length > 0)
-      return [
+      out.push(
         verdict(
           'v3-database',
           'refuse',
@@ -161,7 +163,16 @@ const v3Database: PlanCheck = {
             )
             .join('; '),
         ),
-      ];
+      );
+    if (silent.length > 0)
+      out.push(
+        verdict(
+          'v3-database',
+          'refuse',
+          `unknown: could not look for the v3 database (member/snap/db) of ${silent.map((m) => `${m.name} (${m.v3Database!.error})`).join(', ')}; a member without it panics on 3.5`,
+        ),
+      );
+    if (out.length > 0) return out;
     if (unknown.length > 0)
       return [
         verdict(
@@ -188,7 +199,10 @@ const tls: PlanCheck = {
       ...facts.members.flatMap((m) => (m.serverCertificate ? [m.serverCertificate] : [])),
     ];
     const loaded = all.filter((c) => c.error === undefined && c.notAfter !== undefined);
-    const broken = all.filter((c) => c.error !== undefined);
+    const served = new Set(facts.members.flatMap((m) => (m.serverCertificate ? [m.serverCertificate] : [])));
+    // A member's certificate that could not be fetched is unknown, not broken.
+    const unread = all.filter((c) => c.error !== undefined && served.has(c));
+    const broken = all.filter((c) => c.error !== undefined && !served.has(c));
     const expired = loaded.filter((c) => c.notAfter! <= now);
     const soon = loaded.filter((c) => c.notAfter! > now && c.notAfter! - now < CERTIFICATE_WARN_MS);
     const out: Verdict[] = [];
@@ -198,6 +212,14 @@ const tls: PlanCheck = {
           'tls',
           'refuse',
           `certificates that do not load: ${broken.map((c) => `${where(c)}: ${c.error}`).join('; ')}`,
+        ),
+      );
+    if (unread.length > 0)
+      out.push(
+        verdict(
+          'tls',
+          'refuse',
+          `unknown: certificates that could not be read: ${unread.map((c) => `${where(c)}: ${c.error}`).join('; ')}`,
         ),
       );
     if (expired.length > 0)

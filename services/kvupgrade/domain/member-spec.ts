@@ -14,7 +14,12 @@ export interface MemberSpec {
 /** Resolves a path of the cluster file against the file's folder ('' when absent). */
 export type PathResolver = (value: string | undefined) => string;
 
-export function validateMembers(raw: unknown, p: Problems, path: PathResolver): MemberSpec[] {
+export function validateMembers(
+  raw: unknown,
+  p: Problems,
+  path: PathResolver,
+  options: { readonly oneHost: boolean },
+): MemberSpec[] {
   if (!Array.isArray(raw) || raw.length === 0) {
     p.add('members', 'is required: a list of members (name, clientUrl, peerUrl, dataDir, flags)');
     return [];
@@ -83,12 +88,19 @@ export function validateMembers(raw: unknown, p: Problems, path: PathResolver): 
       );
     }
   }
-  const seen = (key: 'name' | 'clientUrl' | 'peerUrl' | 'dataDir') => {
-    const counts = new Map<string, number>();
-    for (const m of members) counts.set(m[key], (counts.get(m[key]) ?? 0) + 1);
-    for (const [value, n] of counts) if (n > 1) p.add('members', `${key} ${value} is used by ${n} members`);
+  const seen = (key: 'name' | 'clientUrl' | 'peerUrl' | 'dataDir', host: (m: MemberSpec) => string) => {
+    const counts = new Map<string, { value: string; host: string; n: number }>();
+    for (const m of members) {
+      const at = `${host(m)} ${m[key]}`;
+      const known = counts.get(at) ?? { value: m[key], host: host(m), n: 0 };
+      counts.set(at, { ...known, n: known.n + 1 });
+    }
+    for (const { value, host: on, n } of counts.values())
+      if (n > 1) p.add('members', `${key} ${value} is used by ${n} members${on ? ` on host ${on}` : ''}`);
   };
-  for (const key of ['name', 'clientUrl', 'peerUrl', 'dataDir'] as const) seen(key);
+  for (const key of ['name', 'clientUrl', 'peerUrl'] as const) seen(key, () => '');
+  // The local driver runs every member on this host; the command driver's members each on the host of its clientUrl.
+  seen('dataDir', (m) => (options.oneHost ? '' : new URL(m.clientUrl).hostname));
   return members;
 }
 

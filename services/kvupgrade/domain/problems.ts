@@ -3,6 +3,14 @@ export type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 export const NAME = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
 
+/** A file the cluster file names that is read when it is loaded (a password, certificates). */
+export interface NamedFile {
+  /** The field that names it, e.g. `tls.ca`. */
+  readonly field: string;
+  /** Absolute: relative names are taken from the cluster file's folder. */
+  readonly path: string;
+}
+
 /** Collects every problem of a cluster file, each naming its field, so one run shows them all. */
 export class Problems {
   readonly list: string[] = [];

@@ -114,6 +114,12 @@ export function noteEvent(
   };
 }
 
+/** Each event once: an event sent again after an attempt that seemed to fail may be on the topic twice. */
+export function distinctEvents(events: readonly UpgradeProgress[]): UpgradeProgress[] {
+  const seen = new Set<string>();
+  return events.filter((e) => !seen.has(e.event_id) && seen.add(e.event_id));
+}
+
 /** The trigger a transition event records, for rebuilding the state; undefined for other kinds. */
 export function triggerOf(event: UpgradeProgress): Trigger | undefined {
   if (event.kind !== 'transition') return undefined;

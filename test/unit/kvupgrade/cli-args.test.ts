@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCli } from '../../../services/kvupgrade/cli-args.ts';
+import { readKvupgradeSettings } from '../../../services/kvupgrade/settings.ts';
 
 describe('kvupgrade arguments', () => {
   it('reads a command, the cluster file and the switches', () => {
@@ -40,5 +41,10 @@ describe('kvupgrade arguments', () => {
     });
     const missingValue = parseCli(['run', '--cluster']);
     expect((missingValue as { message: string }).message).toMatch(/--cluster/);
+  });
+
+  it('takes the folder a relative --cluster is read from from INIT_CWD (npm run starts in the project root)', () => {
+    expect(readKvupgradeSettings({ INIT_CWD: '/home/sre/etcd' }).invokedFrom).toBe('/home/sre/etcd');
+    expect(readKvupgradeSettings({}).invokedFrom).toBe('');
   });
 });

@@ -18,7 +18,9 @@ import {
 } from '../../../services/kvupgrade/domain/progress.ts';
 import { initialState, type UpgradeState } from '../../../services/kvupgrade/domain/run-state.ts';
 
-const ctx = { session: 's1', command: 'run', newId: () => 'e' };
+let ids = 0;
+// Every event has an id of its own, as randomUUID gives them: a repeated id is one event written twice.
+const ctx = { session: 's1', command: 'run', newId: () => `e${++ids}` };
 const T0 = Date.parse('2026-11-25T10:00:00Z');
 const incarnation = (revision: number, folder = 'first') => ({
   clusterId: '42',
@@ -91,6 +93,7 @@ describe('recordedRuns', () => {
     const events = record(upgrade('r1', 50).slice(0, 4));
     const stray = {
       ...events[2]!,
+      event_id: 'another-writer',
       step: 'member-upgraded',
       observed_version: '3.5.16',
       occurred_at: T0 + 2500,
@@ -98,6 +101,14 @@ describe('recordedRuns', () => {
     const [run] = recordedRuns('c1', [...events.slice(0, 3), stray, events[3]!]);
     expect(run!.state.phase).toBe('stopping');
     expect(run!.inconsistent).toBe('member-upgraded at 2026-11-25T10:00:02.500Z');
+  });
+
+  it('reads an event written twice (sent again after an attempt that seemed to fail) once', () => {
+    const events = record(upgrade('r1', 50));
+    const twice = [...events.slice(0, 4), events[3]!, ...events.slice(4), events[7]!];
+    expect(recordedRuns('c1', twice)).toEqual(recordedRuns('c1', events));
+    expect(recordedRuns('c1', twice)[0]).toMatchObject({ state: { phase: 'completed' } });
+    expect(recordedRuns('c1', twice)[0]!.inconsistent).toBeUndefined();
   });
 });
 

@@ -369,6 +369,123 @@ describe('plan', () => {
     expect(verdict(unknown, 'v3-database')[0]!.message).toContain('set driver.check');
   });
 
+  describe('a check that had no answer says so and refuses, never ok', () => {
+    const silent = (name: string): Partial<MemberFacts> => ({
+      health: { ok: false, error: `${name}/health: ECONNREFUSED` },
+      version: { ok: false, error: `${name}/version: ECONNREFUSED` },
+      isLeader: undefined,
+      quorumRead: { ok: false, error: 'ECONNREFUSED', authRequired: false },
+      memberId: undefined,
+    });
+    const allDown = () =>
+      factsWith(
+        { m1: silent('m1'), m2: silent('m2'), m3: silent('m3') },
+        { memberList: undefined, authEnabled: undefined },
+      );
+
+    it('with no member answering, only what was read from files and binaries passes', () => {
+      const plan = evaluatePlan(specWith(), allDown(), { allowAuth: false });
+      expect(plan.outcome).toBe('refuse');
+      expect(plan.verdicts.filter((v) => v.status !== 'refuse').map((v) => v.check)).toEqual([
+        'v2-data',
+        'removed-flags',
+        'binaries',
+        'binaries',
+        'binaries',
+        'binaries',
+      ]);
+      expect(verdict(plan, 'auth')).toEqual([
+        {
+          check: 'auth',
+          status: 'refuse',
+          message:
+            'unknown: no member answered a read without credentials, so whether auth is enabled is not known',
+        },
+      ]);
+      expect(verdict(plan, 'cluster-version')).toEqual([
+        { check: 'cluster-version', status: 'refuse', message: 'unknown: no member answered /version' },
+      ]);
+      expect(verdict(plan, 'same-server-version')).toEqual([
+        { check: 'same-server-version', status: 'refuse', message: 'unknown: no member answered /version' },
+      ]);
+      expect(verdict(plan, 'membership')).toEqual([
+        { check: 'membership', status: 'refuse', message: 'unknown: no member answered member list' },
+      ]);
+      expect(verdict(plan, 'leader')).toEqual([
+        {
+          check: 'leader',
+          status: 'refuse',
+          message: 'unknown: /metrics (etcd_server_is_leader) answered on no member',
+        },
+      ]);
+    });
+
+    it('auth is disabled only when a member answered a read without credentials', () => {
+      const answered = evaluatePlan(specWith(), factsWith({}, { authEnabled: false }), { allowAuth: false });
+      expect(verdict(answered, 'auth')).toEqual([
+        { check: 'auth', status: 'pass', message: 'auth is disabled' },
+      ]);
+      const unknown = evaluatePlan(specWith(), factsWith({}, { authEnabled: undefined }), {
+        allowAuth: false,
+      });
+      expect(verdict(unknown, 'auth')[0]!.status).toBe('refuse');
+      // A read refused for want of a user shows auth on, even when the direct question had no answer.
+      const authOn = { quorumRead: { ok: false, error: 'user name is empty', authRequired: true } } as const;
+      const seen = evaluatePlan(specWith(), factsWith({ m1: authOn }, { authEnabled: undefined }), {
+        allowAuth: false,
+      });
+      expect(verdict(seen, 'auth')[0]!.message).toMatch(/^auth is enabled: /);
+    });
+
+    it('one server version is not claimed for members whose /version did not answer', () => {
+      const plan = evaluatePlan(specWith(), factsWith({ m3: silent('m3') }), { allowAuth: false });
+      expect(verdict(plan, 'same-server-version')).toEqual([
+        {
+          check: 'same-server-version',
+          status: 'refuse',
+          message: 'unknown: m1, m2 run 3.4.23; what m3 runs is not known (/version did not answer)',
+        },
+      ]);
+      expect(verdict(plan, 'cluster-version')[0]!.status).toBe('pass');
+    });
+
+    it('a single leader is not claimed while a member did not say whether it leads', () => {
+      const plan = evaluatePlan(specWith(), factsWith({ m3: { isLeader: undefined } }), { allowAuth: false });
+      expect(verdict(plan, 'leader')).toEqual([
+        {
+          check: 'leader',
+          status: 'refuse',
+          message: 'unknown: m2 reports etcd_server_is_leader 1, but /metrics did not answer on m3',
+        },
+      ]);
+    });
+
+    it('a v3 database the driver looked for and got no answer about is unknown, refused', () => {
+      const plan = evaluatePlan(
+        specWith(),
+        factsWith({
+          m1: {
+            v3Database: {
+              file: '/d/m1/member/snap/db',
+              exists: undefined,
+              error: 'cannot look for /d/m1/member/snap/db: EACCES',
+            },
+          },
+          m2: { v3Database: { file: '/d/m2/member/snap/db', exists: true } },
+        }),
+        { allowAuth: false },
+      );
+      expect(verdict(plan, 'v3-database')).toEqual([
+        {
+          check: 'v3-database',
+          status: 'refuse',
+          message:
+            'unknown: could not look for the v3 database (member/snap/db) of m1 (cannot look for /d/m1/member/snap/db: EACCES); a member without it panics on 3.5',
+        },
+      ]);
+    });
+  });
+
   describe('tls', () => {
     const day = 24 * 3600 * 1000;
     const now = Date.parse('2026-11-25T00:00:00Z');
@@ -443,6 +560,25 @@ describe('plan', () => {
       expect(verdict(bad, 'tls').map((v) => v.message)).toEqual([
         'certificates that do not load: tls.cert /c.crt: tls.key /c.key is not the key of this certificate',
         'expired certificates: tls.cert /c.crt (CN=kvupgrade) expired 2026-11-24T00:00:00.000Z',
+      ]);
+    });
+
+    it("refuses a member's server certificate that could not be read as unknown, not as broken", () => {
+      const plan = evaluatePlan(
+        tlsSpec(),
+        factsWith(
+          { m3: { serverCertificate: { field: 'm3 server certificate', error: 'connect ECONNREFUSED' } } },
+          { certificates: certs(200), checkedAt: now },
+        ),
+        { allowAuth: false },
+      );
+      expect(verdict(plan, 'tls')).toEqual([
+        {
+          check: 'tls',
+          status: 'refuse',
+          message:
+            'unknown: certificates that could not be read: m3 server certificate: connect ECONNREFUSED',
+        },
       ]);
     });
   });

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { memberValues } from '../../../services/kvupgrade/adapters/command-template-driver.ts';
+import {
+  createCommandTemplateDriver,
+  memberValues,
+} from '../../../services/kvupgrade/adapters/command-template-driver.ts';
 import { parseFlags, removedFlagsIn, shellQuote } from '../../../services/kvupgrade/domain/flags.ts';
 import { parsePlaceholders, renderTemplate } from '../../../services/kvupgrade/domain/templates.ts';
+import { systemClock } from '../../../shared/clock.ts';
 
 const member = {
   name: 'etcd-a',
@@ -48,6 +52,40 @@ describe('command templates', () => {
     expect(shellQuote('a b')).toBe("'a b'");
     expect(shellQuote('$HOME')).toBe("'$HOME'");
     expect(shellQuote('')).toBe("''");
+  });
+});
+
+describe('the command driver looking for a file (driver.check)', () => {
+  const driver = (check: string | undefined) =>
+    createCommandTemplateDriver({
+      spec: {
+        kind: 'command',
+        start: 'true',
+        stop: 'true',
+        status: 'true',
+        kill: undefined,
+        logs: undefined,
+        restore: undefined,
+        check,
+      },
+      clock: systemClock,
+    });
+
+  it('exit 0: there; exit 1: missing; no template: cannot tell', async () => {
+    expect(await driver('test {file} = /there').fileExists(member, '/there')).toBe(true);
+    expect(await driver('test {file} = /there').fileExists(member, '/elsewhere')).toBe(false);
+    expect(await driver(undefined).fileExists(member, '/there')).toBeUndefined();
+  });
+
+  it('any other exit (ssh failing with 255) is no answer, not a missing file', async () => {
+    await expect(
+      driver("echo 'ssh: connect to host 10.0.0.1 port 22: No route to host' >&2; exit 255").fileExists(
+        member,
+        '/there',
+      ),
+    ).rejects.toThrow(
+      'driver.check for etcd-a did not answer (exit 255): ssh: connect to host 10.0.0.1 port 22: No route to host',
+    );
   });
 });
 

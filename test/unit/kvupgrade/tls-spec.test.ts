@@ -47,10 +47,13 @@ describe('the cluster file tls block', () => {
         'tls.ca: is required',
         'tls.key: tls.cert and tls.key go together: set both or neither',
       ],
+      // Still read when the file is loaded, so that a missing one is reported in the same run.
+      files: [{ field: 'tls.cert', path: '/c.crt' }],
     });
     expect(validateClusterSpec(file('yes'), '/')).toEqual({
       ok: false,
       problems: ['tls: must be a mapping with ca, cert, key and optionally serverName'],
+      files: [],
     });
   });
 
