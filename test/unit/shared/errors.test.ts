@@ -19,6 +19,7 @@ const EXPECTED: ReadonlyArray<{ code: ErrorCode; grpc: status; http: number; ret
   { code: 'RESOURCE_EXHAUSTED', grpc: status.RESOURCE_EXHAUSTED, http: 429, retriable: true },
   { code: 'DEADLINE_EXCEEDED', grpc: status.DEADLINE_EXCEEDED, http: 504, retriable: true },
   { code: 'UNAVAILABLE', grpc: status.UNAVAILABLE, http: 503, retriable: true },
+  { code: 'UNIMPLEMENTED', grpc: status.UNIMPLEMENTED, http: 501, retriable: false },
   { code: 'INTERNAL', grpc: status.INTERNAL, http: 500, retriable: false },
   { code: 'UNKNOWN', grpc: status.UNKNOWN, http: 400, retriable: false },
 ];
