@@ -22,7 +22,17 @@ describe('npm start', () => {
       cwd: ROOT,
       encoding: 'utf8',
       timeout: 180_000,
-      env: { ...process.env, INFRA_PROFILE: 'test', EXPERIMENT_HTTP_PORT: String(port) },
+      // Every other port 0 (never checked): a running product holds the defaults.
+      env: {
+        ...process.env,
+        INFRA_PROFILE: 'test',
+        EXPERIMENT_HTTP_PORT: String(port),
+        EXPERIMENT_GRPC_PORT: '0',
+        EXPERIMENT_METRICS_PORT: '0',
+        GRPC_PORT: '0',
+        PORT: '0',
+        DEBUG_PORT: '0',
+      },
     });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain(
