@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { Registry } from 'prom-client';
 import { AppError, unavailable } from '../errors.ts';
 import type { Bus } from './bus.ts';
+import { producerMetrics } from './bus-metrics.ts';
 import type { ClientProducer, OutgoingRecord } from './client/types.ts';
 import type { OutgoingEvent, PlacedRecord, WritablePayloads } from './events.ts';
 import { HEADERS } from './headers.ts';
@@ -36,8 +38,12 @@ const MAX_COALESCED_BYTES = 4 * 1024 * 1024;
 /** How long a topic's partition count is trusted before it is asked again (partitions added later). */
 const PARTITION_COUNT_TTL_MS = 30_000;
 
-export async function createEventProducer<E = WritablePayloads>(bus: Bus): Promise<EventProducer<E>> {
+export async function createEventProducer<E = WritablePayloads>(
+  bus: Bus,
+  options: { registry?: Registry } = {},
+): Promise<EventProducer<E>> {
   const { catalog, client, link } = bus;
+  const metrics = producerMetrics(options.registry ?? new Registry());
   const connect = async (): Promise<ClientProducer> => {
     try {
       return await client.createProducer();
@@ -110,6 +116,9 @@ export async function createEventProducer<E = WritablePayloads>(bus: Bus): Promi
   async function sendTogether(through: ClientProducer, batch: Pending[]): Promise<void> {
     const records = batch.length === 1 ? batch[0]!.records : batch.flatMap((call) => call.records);
     try {
+      metrics.requests.inc();
+      metrics.calls.inc(batch.length);
+      metrics.events.inc(records.length);
       await through.send(records);
       for (const call of batch) call.resolve();
     } catch (error) {
