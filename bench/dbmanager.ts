@@ -130,6 +130,7 @@ async function measureLoad(
     lagP99: percentile(load.lagMs, 99),
     lagP100: percentile(load.lagMs, 100),
     lagSamples: load.lagMs.length,
+    lagErrors: load.lagErrors,
     serverCpuUsPerLog: (cpuSeconds * 1e6) / Math.max(load.logs, 1),
     serverCpuUsPerCall: (cpuSeconds * 1e6) / Math.max(load.calls, 1),
     serverCores: (serverCoresTicks - cpuBefore) / 100 / load.seconds,

@@ -14,6 +14,7 @@ export interface LoadFigures {
   readonly lagP99: number;
   readonly lagP100: number;
   readonly lagSamples: number;
+  readonly lagErrors: number;
   /** Server CPU from the load's start until the persistence consumer committed its end. */
   readonly serverCpuUsPerLog: number;
   readonly serverCpuUsPerCall: number;
@@ -55,7 +56,7 @@ export function printLoad(name: string, f: LoadFigures): void {
   );
   print(`    ReportObservationLog ack p50 ${ms(f.ackP50)}, p99 ${ms(f.ackP99)}`);
   print(
-    `    ack → queryable p50 ${ms(f.lagP50)}, p99 ${ms(f.lagP99)}, p100 ${ms(f.lagP100)} (n=${f.lagSamples})`,
+    `    ack → queryable p50 ${ms(f.lagP50)}, p99 ${ms(f.lagP99)}, p100 ${ms(f.lagP100)} (n=${f.lagSamples}, ${f.lagErrors} refused)`,
   );
   print(
     `    server CPU ${us(f.serverCpuUsPerLog)} per log, ${us(f.serverCpuUsPerCall)} per call; ` +

@@ -84,6 +84,8 @@ export interface LoadResult {
   readonly calls: number;
   readonly logs: number;
   readonly errors: number;
+  /** Reads after an ack that were refused. */
+  readonly lagErrors: number;
   readonly ackMs: number[];
   readonly lagMs: number[];
   /** CPU seconds this process (the generator) used during the load. */
@@ -112,6 +114,7 @@ export async function reportLoad(options: {
   const lagChecks: Promise<void>[] = [];
   let logs = 0;
   let errors = 0;
+  let lagErrors = 0;
   let nextSample = 0;
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
@@ -137,11 +140,15 @@ export async function reportLoad(options: {
           // Queryable = a read issued right after the ack returns this call's logs.
           const first = batch[0]!.time_stamp;
           const last = batch.at(-1)!.time_stamp;
-          const check = db.get({ trial_name: trial, start_time: first, end_time: last }).then((reply) => {
-            const seen = reply.observation_log?.metric_logs.length ?? 0;
-            if (seen !== batch.length) throw new Error(`read after ack saw ${seen} of ${batch.length} logs`);
-            lagMs.push(performance.now() - acked);
-          });
+          const check = db.get({ trial_name: trial, start_time: first, end_time: last }).then(
+            (reply) => {
+              const seen = reply.observation_log?.metric_logs.length ?? 0;
+              if (seen !== batch.length) throw new Error(`read after ack saw ${seen} of ${batch.length} logs`);
+              lagMs.push(performance.now() - acked);
+            },
+            // A refused read (UNAVAILABLE on a machine too busy for Kafka to answer in time) is counted.
+            () => void lagErrors++,
+          );
           check.catch(() => undefined); // reported by the Promise.all below, once the load is over
           lagChecks.push(check);
         }
@@ -158,6 +165,7 @@ export async function reportLoad(options: {
     calls: ackMs.length,
     logs,
     errors,
+    lagErrors,
     ackMs,
     lagMs,
     generatorCpuSeconds: (cpu.user + cpu.system) / 1e6,

@@ -15,6 +15,7 @@ import { createLogger } from '../../shared/logger.ts';
 import { createMetricsRegistry, startMetricsServer } from '../../shared/metrics.ts';
 import { SettingsError } from '../../shared/settings.ts';
 import { createSupervisor } from '../../shared/supervisor.ts';
+import { createLocalCommits } from './common/local-commits.ts';
 import { createReadBarrier } from './common/read-barrier.ts';
 import { watchStore } from './common/store-watch.ts';
 import { createDbManagerHandlers } from './dbmanager/adapters/grpc-handlers.ts';
@@ -117,7 +118,9 @@ try {
   const readModel =
     store && settings.http ? await openReadModel(readModelDatabaseOf(storeConfig), store) : undefined;
   if (readModel) lifecycle.onStop('read model', () => readModel.close());
-  // Persistence runs on a thread of its own: this thread keeps the requests.
+  // Persistence runs on a thread of its own: this thread keeps the requests. Its commits let the
+  // read barriers pass without asking Kafka for the group's offsets.
+  const localCommits = createLocalCommits();
   if (store && settings.persistenceConsumer)
     await supervisor.supervise('persistence consumer', () =>
       startPersistenceThread({
@@ -132,11 +135,13 @@ try {
           rebuildReadModel: settings.readModelRebuild,
           groupId: settings.persistenceGroup,
           sessionTimeoutMs: settings.consumerSessionTimeoutMs,
+          batchWaitMs: settings.persistenceBatchWaitMs,
           logLevel: settings.logLevel,
         },
         logger,
         registry,
         observeStore: (error) => storeWatch?.observe(error),
+        onCommitted: (topic, partition, next) => localCommits.record(topic, partition, next),
         stopDeadlineMs: settings.shutdownDeadlineMs / 2,
       }),
     );
@@ -153,6 +158,7 @@ try {
       groupId: settings.persistenceGroup,
       timeoutMs: settings.readBarrierTimeoutMs,
       storeLost: (what) => storeWatch?.unreachable(what),
+      ...(settings.persistenceConsumer ? { localCommits } : {}),
     });
     hosted.push({
       definition: withObservationLogEncoder(lookupService(root, 'api.v1.beta1.DBManager').service),
@@ -207,6 +213,7 @@ try {
         groupId: settings.persistenceGroup,
         timeoutMs: settings.readBarrierTimeoutMs,
         storeLost: (what) => storeWatch?.unreachable(what),
+        ...(settings.persistenceConsumer ? { localCommits } : {}),
       });
     const remote = createRemoteCurves({ deadlineMs: settings.dbManagerDeadlineMs });
     lifecycle.onStop('remote DBManager clients', () => remote.close());

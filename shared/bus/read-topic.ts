@@ -36,6 +36,11 @@ export interface ReadTopicOptions<E = EventPayloads> {
   readonly sessionTimeoutMs?: number;
   /** How long a fetch waits for new records; also bounds how long a stop waits. Default 200. */
   readonly maxWaitMs?: number;
+  /**
+   * A fetch answers once this many bytes are there, or after `maxWaitMs`: fewer, larger batches
+   * (less CPU per event) for up to `maxWaitMs` of delay while events trickle in. Default 1.
+   */
+  readonly minBytes?: number;
   /** How soon partitions added to the topic are read (metadata refresh). Default 30000. */
   readonly metadataMaxAgeMs?: number;
 }
@@ -154,6 +159,7 @@ export async function readTopic<E = EventPayloads>(
     topics: [topic],
     sessionTimeoutMs: options.sessionTimeoutMs ?? 10_000,
     maxWaitMs: options.maxWaitMs ?? 200,
+    ...(options.minBytes === undefined ? {} : { minBytes: options.minBytes }),
     ...(options.metadataMaxAgeMs === undefined ? {} : { metadataMaxAgeMs: options.metadataMaxAgeMs }),
     // A partition given back after a rebalance goes on where this reader was; a partition added
     // after the read began starts at its beginning (everything on it is newer).

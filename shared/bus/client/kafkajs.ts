@@ -11,6 +11,7 @@ import {
   type Message,
   Partitioners,
   type Producer,
+  type TopicPartitionOffset,
 } from 'kafkajs';
 import type { Logger } from '../../logger.ts';
 import { heartbeatIntervalFor, memberOutcome } from './group-member.ts';
@@ -247,6 +248,28 @@ export function createKafkajsClient(options: ClientOptions): KafkaClient {
   };
 }
 
+/** Commits asked for in the same turn of the event loop (batches of one fetch) go in one request. */
+function commitTogether(consumer: Consumer): (offset: TopicPartitionOffset) => Promise<void> {
+  let pending: { offset: TopicPartitionOffset; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  const flush = (): void => {
+    const batch = pending;
+    pending = [];
+    consumer.commitOffsets(batch.map((p) => p.offset)).then(
+      () => {
+        for (const p of batch) p.resolve();
+      },
+      (error: unknown) => {
+        for (const p of batch) p.reject(error);
+      },
+    );
+  };
+  return (offset) =>
+    new Promise<void>((resolve, reject) => {
+      if (pending.length === 0) setImmediate(flush);
+      pending.push({ offset, resolve, reject });
+    });
+}
+
 async function startConsumer(
   kafka: Kafka,
   options: ConsumeOptions,
@@ -256,6 +279,7 @@ async function startConsumer(
     groupId: options.groupId,
     allowAutoTopicCreation: false,
     maxWaitTimeInMs: options.maxWaitMs,
+    minBytes: options.minBytes ?? 1,
     // New partitions of a topic are seen at the next metadata refresh, which then rebalances.
     metadataMaxAge: options.metadataMaxAgeMs ?? 30_000,
     sessionTimeout: options.sessionTimeoutMs,
@@ -264,6 +288,7 @@ async function startConsumer(
   });
 
   const { joined, markJoined, failed, markFailed } = memberOutcome();
+  const commits = commitTogether(consumer);
 
   // A seek applies at the next fetch: records of a fetch made before it are dropped here.
   const floors = new Map<string, bigint>();
@@ -297,6 +322,7 @@ async function startConsumer(
   for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: true });
   await consumer.run({
     autoCommit: false,
+    partitionsConsumedConcurrently: options.concurrentPartitions ?? 1,
     // The fetch position moves past a batch once its handler returned; commits are the caller's.
     eachBatchAutoResolve: true,
     eachBatch: async ({ batch, heartbeat, isRunning, isStale }) => {
@@ -321,7 +347,7 @@ async function startConsumer(
           {
             heartbeat,
             isActive: () => isRunning() && !isStale(),
-            commit: (next) => consumer.commitOffsets([{ topic, partition, offset: next.toString() }]),
+            commit: (next) => commits({ topic, partition, offset: next.toString() }),
           },
         );
       }

@@ -60,6 +60,12 @@ function pump(
   return { done, wake };
 }
 
+interface FetchedRecords {
+  readonly topic: string;
+  readonly partition: number;
+  readonly records: RawRecord[];
+}
+
 export async function startConsumer(
   base: ConnectionBase,
   options: ConsumeOptions,
@@ -73,6 +79,7 @@ export async function startConsumer(
     rebalanceTimeout: Math.max(sessionTimeout, 10_000),
     heartbeatInterval: heartbeatIntervalFor(sessionTimeout),
     maxWaitTime: options.maxWaitMs,
+    minBytes: options.minBytes ?? 1,
     metadataMaxAge: options.metadataMaxAgeMs ?? 30_000,
     autocommit: false,
   });
@@ -113,6 +120,7 @@ export async function startConsumer(
     fallbackMode: 'earliest',
     autocommit: false,
     maxWaitTime: options.maxWaitMs,
+    minBytes: options.minBytes ?? 1,
   });
   stream.on('offsets', applyStarts);
   applyStarts();
@@ -133,7 +141,7 @@ export async function startConsumer(
   const dispatch = async (messages: StreamMessage[]): Promise<void> => {
     // The stream interleaves partitions; each partition's records travel as one batch, in order
     // (a batch per consecutive run would cost a transaction and a commit per record or two).
-    const byPartition = new Map<string, { topic: string; partition: number; records: RawRecord[] }>();
+    const byPartition = new Map<string, FetchedRecords>();
     for (const m of messages) {
       const key = partitionKey(m.topic, m.partition);
       if (!book.keep(key, m.offset, m.leaderEpoch)) continue;
@@ -144,7 +152,7 @@ export async function startConsumer(
       }
       batch.records.push(toRawRecord(m));
     }
-    for (const [key, { topic, partition, records }] of byPartition) {
+    const handOver = async ([key, { topic, partition, records }]: [string, FetchedRecords]) => {
       book.clearFloor(key);
       const generation = consumer.generationId;
       const context: BatchContext = {
@@ -156,7 +164,12 @@ export async function startConsumer(
           ),
       };
       await options.onBatch({ topic, partition, records }, context);
-    }
+    };
+    // Each partition appears once here, so handing several over at once keeps every partition's order.
+    const batches = [...byPartition];
+    const atOnce = Math.max(1, options.concurrentPartitions ?? 1);
+    for (let i = 0; i < batches.length; i += atOnce)
+      await Promise.all(batches.slice(i, i + atOnce).map(handOver));
   };
 
   const reading = pump(

@@ -70,6 +70,16 @@ export interface ConsumeOptions {
   readonly sessionTimeoutMs: number;
   /** How long a fetch waits for data; also bounds how long `stop` waits. */
   readonly maxWaitMs: number;
+  /**
+   * A fetch answers once this many bytes are there, or after `maxWaitMs`: more than 1 trades up to
+   * `maxWaitMs` of delay for fewer, larger batches while records arrive. Default 1.
+   */
+  readonly minBytes?: number;
+  /**
+   * How many partitions' batches may be in `onBatch` at once (one fetch carries several); each
+   * partition's batches still come one after another. Default 1.
+   */
+  readonly concurrentPartitions?: number;
   /** How often topic metadata is refreshed: partitions added to a topic are read after at most this. */
   readonly metadataMaxAgeMs?: number;
   /**

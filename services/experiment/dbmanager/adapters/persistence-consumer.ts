@@ -14,10 +14,13 @@ import type { ReadModelStore } from './read-model-store.ts';
 
 const STORED_TOPICS: ReadonlySet<string> = new Set([TOPICS.observations.name, TOPICS.trialStatus.name]);
 
+/** A fetch answers at this size or after the batch wait: under load, one transaction per wait. */
+const FETCH_MIN_BYTES = 1024 * 1024;
+
 /**
  * The persistence consumer: applies experiment.observations and experiment.trial-status to the
- * store, a partition's batch per transaction, then commits. A batch comes from one partition of one
- * topic; `toChange` routes each event by its type. With a read model it also reads
+ * store, the partitions' batches of one fetch in one transaction, then commits them in one request;
+ * `toChange` routes each event by its type. With a read model it also reads
  * experiment.suggestions and experiment.early-stopping-rules, and keeps the read model's
  * experiments and trials (a trial's status only in the store, where the read model reads it).
  */
@@ -30,6 +33,13 @@ export function startPersistenceConsumer(deps: {
   sessionTimeoutMs: number;
   logger: Logger;
   registry?: Registry;
+  /**
+   * How long a fetch may wait to gather records: the partitions' events that arrive meanwhile are
+   * applied in one transaction and committed in one request. Default 0 (answer at once).
+   */
+  batchWaitMs?: number;
+  /** After each commit: everything before `next` on the partition is in the store. */
+  onCommitted?: (topic: string, partition: number, next: bigint) => void;
 }): Promise<EventConsumer> {
   const { store, readModel } = deps;
   return startEventConsumer({
@@ -43,12 +53,18 @@ export function startPersistenceConsumer(deps: {
       ...(readModel ? [TOPICS.suggestions.name, TOPICS.earlyStoppingRules.name] : []),
     ],
     maxBatchEvents: 1_000,
+    handleTogether: true,
+    ...(deps.batchWaitMs ? { minBytes: FETCH_MIN_BYTES, maxWaitMs: deps.batchWaitMs } : {}),
+    ...(deps.onCommitted ? { onCommitted: deps.onCommitted } : {}),
     sessionTimeoutMs: deps.sessionTimeoutMs,
     ...(deps.registry ? { registry: deps.registry } : {}),
     handle: async (events) => {
       const stored = events.filter((e) => STORED_TOPICS.has(e.topic));
       if (stored.length > 0) await store.apply(stored.map(toChange));
-      if (readModel) await readModel.apply(events.flatMap((e) => readModelChanges(e)));
+      if (readModel) {
+        const changes = events.flatMap((e) => readModelChanges(e));
+        if (changes.length > 0) await readModel.apply(changes);
+      }
     },
   });
 }

@@ -73,6 +73,17 @@ const reportCounters = async (): Promise<void> => {
   if (deltas.length > 0) tell({ kind: 'counters', deltas });
 };
 
+/** Commits of one turn (the partitions of one fetch) travel in one message. */
+let commits: [string, number, bigint][] = [];
+const committed = (topic: string, partition: number, next: bigint): void => {
+  if (commits.length === 0)
+    setImmediate(() => {
+      tell({ kind: 'committed', commits });
+      commits = [];
+    });
+  commits.push([topic, partition, next]);
+};
+
 async function closeAll(): Promise<void> {
   for (const close of closing.splice(0).reverse()) await close().catch(() => undefined);
 }
@@ -98,6 +109,8 @@ async function start(): Promise<EventConsumer> {
     ...(readModel ? { readModel } : {}),
     groupId: config.groupId,
     sessionTimeoutMs: config.sessionTimeoutMs,
+    batchWaitMs: config.batchWaitMs,
+    onCommitted: committed,
     logger,
     registry,
   });

@@ -16,6 +16,8 @@ export interface PersistenceThreadConfig {
   readonly rebuildReadModel: boolean;
   readonly groupId: string;
   readonly sessionTimeoutMs: number;
+  /** How long a fetch may gather records for one transaction (PERSISTENCE_BATCH_WAIT_MS). */
+  readonly batchWaitMs: number;
   readonly logLevel: LogLevel;
 }
 
@@ -35,6 +37,8 @@ export type FromThread =
   /** The store's own answer to the thread's calls: an UNAVAILABLE failure's message, or none when it answered. */
   | { readonly kind: 'store'; readonly lost?: { readonly code: string; readonly message: string } }
   | { readonly kind: 'counters'; readonly deltas: readonly CounterDelta[] }
+  /** Offsets the group committed, as [topic, partition, next]: everything before `next` is in the store. */
+  | { readonly kind: 'committed'; readonly commits: readonly (readonly [string, number, bigint])[] }
   | { readonly kind: 'stopped' };
 
 export type ToThread = { readonly kind: 'stop' };

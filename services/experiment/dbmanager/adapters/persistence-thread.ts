@@ -24,6 +24,8 @@ export interface PersistenceThreadDeps {
   readonly registry?: Registry;
   /** Told how the store answers the thread (an UNAVAILABLE failure, or an answer after one). */
   readonly observeStore?: (error?: unknown) => void;
+  /** Told each offset the thread's consumer committed (the read barrier's local knowledge). */
+  readonly onCommitted?: (topic: string, partition: number, next: bigint) => void;
   /** How long `stop` waits for the thread to finish its batch and close. Default 15000. */
   readonly stopDeadlineMs?: number;
   /** The thread's entry module; tests point it elsewhere. */
@@ -70,6 +72,9 @@ export function startPersistenceThread(deps: PersistenceThreadDeps): Promise<Run
         return deps.observeStore?.(
           message.lost ? new AppError(message.lost.code as 'UNAVAILABLE', message.lost.message) : undefined,
         );
+      case 'committed':
+        for (const [topic, partition, next] of message.commits) deps.onCommitted?.(topic, partition, next);
+        return;
       case 'counters':
         if (deps.registry) addCounters(deps.registry, message.deltas);
         return;
