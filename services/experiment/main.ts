@@ -28,6 +28,7 @@ import {
 } from './dbmanager/adapters/observation-store-config.ts';
 import { startPersistenceThread } from './dbmanager/adapters/persistence-thread.ts';
 import { openReadModel } from './dbmanager/adapters/read-model-store.ts';
+import { withReportReader } from './dbmanager/adapters/report-request.ts';
 import { startEarlyStoppingJudge } from './earlystopping/adapters/early-stopping-judge.ts';
 import { createEarlyStoppingHandlers } from './earlystopping/adapters/grpc-handlers.ts';
 import { createRemoteCurves } from './earlystopping/adapters/remote-curves.ts';
@@ -161,7 +162,9 @@ try {
       ...(settings.persistenceConsumer ? { localCommits } : {}),
     });
     hosted.push({
-      definition: withObservationLogEncoder(lookupService(root, 'api.v1.beta1.DBManager').service),
+      definition: withReportReader(
+        withObservationLogEncoder(lookupService(root, 'api.v1.beta1.DBManager').service),
+      ),
       implementation: createDbManagerHandlers({ producer, store, barrier, clock: systemClock, logger }),
     });
     healthNames.push('api.v1.beta1.DBManager');
