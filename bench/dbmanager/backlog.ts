@@ -49,6 +49,21 @@ export async function publishBacklog(
   return { lastTrial, lastLogs };
 }
 
+/**
+ * A busy shared machine can keep Kafka from answering the bus's probe in time: the call is made
+ * again (a copy written twice has the same event id, which the store applies once).
+ */
+async function publishRetrying(publish: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await publish();
+    } catch (error) {
+      if (attempt >= 60 || (error as { code?: string }).code !== 'UNAVAILABLE') throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
 /** Resolves once `group` has committed every partition of experiment.observations up to `ends`. */
 export async function persistedUpTo(
   bus: Bus,

@@ -143,7 +143,8 @@ export async function reportLoad(options: {
           const check = db.get({ trial_name: trial, start_time: first, end_time: last }).then(
             (reply) => {
               const seen = reply.observation_log?.metric_logs.length ?? 0;
-              if (seen !== batch.length) throw new Error(`read after ack saw ${seen} of ${batch.length} logs`);
+              if (seen !== batch.length)
+                throw new Error(`read after ack saw ${seen} of ${batch.length} logs`);
               lagMs.push(performance.now() - acked);
             },
             // A refused read (UNAVAILABLE on a machine too busy for Kafka to answer in time) is counted.

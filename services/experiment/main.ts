@@ -21,11 +21,12 @@ import { watchStore } from './common/store-watch.ts';
 import { createDbManagerHandlers } from './dbmanager/adapters/grpc-handlers.ts';
 import { withObservationLogEncoder } from './dbmanager/adapters/observation-log-encoding.ts';
 import {
-  type ObservationStoreConfig,
   openObservationStore,
   readModelDatabaseOf,
+  storeConfigOf,
   storeName,
 } from './dbmanager/adapters/observation-store-config.ts';
+import { startPersistenceConsumer } from './dbmanager/adapters/persistence-consumer.ts';
 import { startPersistenceThread } from './dbmanager/adapters/persistence-thread.ts';
 import { openReadModel } from './dbmanager/adapters/read-model-store.ts';
 import { withReportReader } from './dbmanager/adapters/report-request.ts';
@@ -100,51 +101,62 @@ try {
     onGiveUp: () => void lifecycle.stop('a component could not be restarted').then(() => process.exit(1)),
   });
 
-  const storeConfig: ObservationStoreConfig =
-    settings.store === 'sqlite'
-      ? { kind: 'sqlite', file: settings.sqliteFile }
-      : {
-          kind: 'postgres',
-          url: settings.postgresUrl,
-          schema: settings.postgresSchema,
-          poolSize: settings.postgresPoolSize,
-        };
+  const storeConfig = storeConfigOf(settings);
   const opened = usesObservations ? await openObservationStore(storeConfig, logger) : undefined;
   // Reads fail at once with the store's reason while it is lost (a PostgreSQL outage).
   const storeWatch = opened ? watchStore(opened, { name: storeName(storeConfig) }) : undefined;
   const store = storeWatch?.store;
   if (store) lifecycle.onStop('observation store', () => store.close());
 
-  // The read model is kept by the persistence thread (on its own connection) and read here by the web side.
+  // The read model is kept by the persistence consumer (the thread's on its own connection) and
+  // read here by the web side.
   const readModel =
-    store && settings.http ? await openReadModel(readModelDatabaseOf(storeConfig), store) : undefined;
+    store && (settings.http || (settings.persistenceConsumer && !settings.persistenceThread))
+      ? await openReadModel(readModelDatabaseOf(storeConfig), store)
+      : undefined;
   if (readModel) lifecycle.onStop('read model', () => readModel.close());
-  // Persistence runs on a thread of its own: this thread keeps the requests. Its commits let the
-  // read barriers pass without asking Kafka for the group's offsets.
+  // Persistence runs on a thread of its own unless PERSISTENCE_THREAD=false (~30 MiB less, one
+  // thread for everything). Its commits let the read barriers pass without asking Kafka.
   const localCommits = createLocalCommits();
+  const onCommitted = (topic: string, partition: number, next: bigint) =>
+    localCommits.record(topic, partition, next);
+  const persistence = {
+    groupId: settings.persistenceGroup,
+    sessionTimeoutMs: settings.consumerSessionTimeoutMs,
+    batchWaitMs: settings.persistenceBatchWaitMs,
+    rebuildReadModel: settings.readModelRebuild,
+  };
   if (store && settings.persistenceConsumer)
     await supervisor.supervise('persistence consumer', () =>
-      startPersistenceThread({
-        config: {
-          kafka: {
-            brokers: settings.kafkaBrokers,
-            clientId: settings.kafkaClientId,
-            client: settings.kafkaClient,
-          },
-          store: storeConfig,
-          readModel: true,
-          rebuildReadModel: settings.readModelRebuild,
-          groupId: settings.persistenceGroup,
-          sessionTimeoutMs: settings.consumerSessionTimeoutMs,
-          batchWaitMs: settings.persistenceBatchWaitMs,
-          logLevel: settings.logLevel,
-        },
-        logger,
-        registry,
-        observeStore: (error) => storeWatch?.observe(error),
-        onCommitted: (topic, partition, next) => localCommits.record(topic, partition, next),
-        stopDeadlineMs: settings.shutdownDeadlineMs / 2,
-      }),
+      settings.persistenceThread
+        ? startPersistenceThread({
+            config: {
+              kafka: {
+                brokers: settings.kafkaBrokers,
+                clientId: settings.kafkaClientId,
+                client: settings.kafkaClient,
+              },
+              store: storeConfig,
+              readModel: true,
+              ...persistence,
+              logLevel: settings.logLevel,
+            },
+            logger,
+            registry,
+            observeStore: (error) => storeWatch?.observe(error),
+            onCommitted,
+            stopDeadlineMs: settings.shutdownDeadlineMs / 2,
+          })
+        : startPersistenceConsumer({
+            bus,
+            producer,
+            store,
+            readModel,
+            ...persistence,
+            onCommitted,
+            logger,
+            registry,
+          }),
     );
 
   const root = loadPackageDefinition(['api/v1beta1/api.proto']);

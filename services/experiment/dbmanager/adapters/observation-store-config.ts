@@ -10,6 +10,24 @@ export type ObservationStoreConfig =
   | { readonly kind: 'sqlite'; readonly file: string }
   | { readonly kind: 'postgres'; readonly url: string; readonly schema: string; readonly poolSize: number };
 
+/** The store the settings name (OBSERVATION_STORE and its SQLITE_* or POSTGRES_* settings). */
+export function storeConfigOf(settings: {
+  readonly store: 'sqlite' | 'postgres';
+  readonly sqliteFile: string;
+  readonly postgresUrl: string;
+  readonly postgresSchema: string;
+  readonly postgresPoolSize: number;
+}): ObservationStoreConfig {
+  return settings.store === 'sqlite'
+    ? { kind: 'sqlite', file: settings.sqliteFile }
+    : {
+        kind: 'postgres',
+        url: settings.postgresUrl,
+        schema: settings.postgresSchema,
+        poolSize: settings.postgresPoolSize,
+      };
+}
+
 export async function openObservationStore(
   config: ObservationStoreConfig,
   logger: Logger,

@@ -10,6 +10,7 @@ import type { Logger } from '../../../../shared/logger.ts';
 import type { ObservationStore } from '../../common/ports.ts';
 import { toChange } from '../observation-events.ts';
 import { readModelChanges } from '../read-model.ts';
+import { rebuildReadModelIfEmpty } from './read-model-rebuild.ts';
 import type { ReadModelStore } from './read-model-store.ts';
 
 const STORED_TOPICS: ReadonlySet<string> = new Set([TOPICS.observations.name, TOPICS.trialStatus.name]);
@@ -24,11 +25,11 @@ const FETCH_MIN_BYTES = 1024 * 1024;
  * experiment.suggestions and experiment.early-stopping-rules, and keeps the read model's
  * experiments and trials (a trial's status only in the store, where the read model reads it).
  */
-export function startPersistenceConsumer(deps: {
+export async function startPersistenceConsumer(deps: {
   bus: Bus;
   producer: EventProducer;
   store: ObservationStore;
-  readModel?: ReadModelStore;
+  readModel?: ReadModelStore | undefined;
   groupId: string;
   sessionTimeoutMs: number;
   logger: Logger;
@@ -40,9 +41,19 @@ export function startPersistenceConsumer(deps: {
   batchWaitMs?: number;
   /** After each commit: everything before `next` on the partition is in the store. */
   onCommitted?: (topic: string, partition: number, next: bigint) => void;
+  /** Rebuild the read model from the topics first when it is empty (READ_MODEL_REBUILD). */
+  rebuildReadModel?: boolean;
 }): Promise<EventConsumer> {
   const { store, readModel } = deps;
-  return startEventConsumer({
+  if (readModel && deps.rebuildReadModel)
+    await rebuildReadModelIfEmpty({
+      readModel,
+      store,
+      bus: deps.bus,
+      persistenceGroup: deps.groupId,
+      logger: deps.logger,
+    });
+  return await startEventConsumer({
     bus: deps.bus,
     producer: deps.producer,
     logger: deps.logger.child({ component: 'persistence' }),

@@ -16,7 +16,6 @@ import type {
   PersistenceThreadConfig,
   ToThread,
 } from './persistence-thread-protocol.ts';
-import { rebuildReadModelIfEmpty } from './read-model-rebuild.ts';
 import { openReadModel, type ReadModelStore } from './read-model-store.ts';
 
 const COUNTERS_EVERY_MS = 1_000;
@@ -99,8 +98,6 @@ async function start(): Promise<EventConsumer> {
   if (config.readModel) {
     readModel = await openReadModel(readModelDatabaseOf(config.store), store);
     closing.push(() => readModel!.close());
-    if (config.rebuildReadModel)
-      await rebuildReadModelIfEmpty({ readModel, store, bus, persistenceGroup: config.groupId, logger });
   }
   const consumer = await startPersistenceConsumer({
     bus,
@@ -111,6 +108,7 @@ async function start(): Promise<EventConsumer> {
     sessionTimeoutMs: config.sessionTimeoutMs,
     batchWaitMs: config.batchWaitMs,
     onCommitted: committed,
+    rebuildReadModel: config.rebuildReadModel,
     logger,
     registry,
   });
