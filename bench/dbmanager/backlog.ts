@@ -26,20 +26,17 @@ export async function publishBacklog(
         metric_name: l.metric.name,
         value: l.metric.value,
       }));
-      pending.push(
-        producer.publish(TOPICS.observations.name, [
-          {
-            eventType: 'ObservationLogReported',
-            key: lastTrial,
-            payload: {
-              event_id: randomUUID(),
-              occurred_at: Date.now(),
-              trial_name: lastTrial,
-              metric_logs: logs,
-            },
-          },
-        ]),
-      );
+      const event = {
+        eventType: 'ObservationLogReported' as const,
+        key: lastTrial,
+        payload: {
+          event_id: randomUUID(),
+          occurred_at: Date.now(),
+          trial_name: lastTrial,
+          metric_logs: logs,
+        },
+      };
+      pending.push(publishRetrying(() => producer.publish(TOPICS.observations.name, [event])));
       if (pending.length >= 32) await Promise.all(pending.splice(0));
     }
     await Promise.all(pending);
