@@ -99,9 +99,11 @@ async function measureLoad(
   group: string,
   logsPerCall: number,
   name: string,
+  idleCores: number,
 ): Promise<LoadFigures> {
   const producedBefore = await producerCounters(server);
   const cpuBefore = await cpuTicks([server.pid]);
+  const started = performance.now();
   const machineBefore = machineBusySeconds();
   const load = await reportLoad({
     host: '127.0.0.1',
@@ -118,6 +120,9 @@ async function measureLoad(
   const produced = await producerCounters(server);
   await persistedUpTo(bus, group, await observationEnds(bus), 60_000);
   const cpuSeconds = ((await cpuTicks([server.pid])) - cpuBefore) / 100;
+  const spentSeconds = (performance.now() - started) / 1_000;
+  // What the server spends with nothing to do (probes, empty fetches, heartbeats) is counted apart.
+  const netSeconds = Math.max(0, cpuSeconds - idleCores * spentSeconds);
   return {
     logsPerCall,
     callsPerSecond: load.calls / load.seconds,
@@ -133,6 +138,9 @@ async function measureLoad(
     lagErrors: load.lagErrors,
     serverCpuUsPerLog: (cpuSeconds * 1e6) / Math.max(load.logs, 1),
     serverCpuUsPerCall: (cpuSeconds * 1e6) / Math.max(load.calls, 1),
+    netCpuUsPerLog: (netSeconds * 1e6) / Math.max(load.logs, 1),
+    netCpuUsPerCall: (netSeconds * 1e6) / Math.max(load.calls, 1),
+    idleCores,
     serverCores: (serverCoresTicks - cpuBefore) / 100 / load.seconds,
     generatorCores: load.generatorCpuSeconds / load.seconds,
     machineCores,
@@ -214,11 +222,14 @@ async function round(bus: Bus, store: string, dir: string, index: number): Promi
   try {
     await settle(2_000);
     const rssIdleBefore = memoryMiB(server.pid, 'VmRSS');
+    const idleTicks = await cpuTicks([server.pid]);
+    await settle(3_000);
+    const idleCores = ((await cpuTicks([server.pid])) - idleTicks) / 100 / 3;
     print(`\n[${store}] round ${index + 1}, load average ${loadAverage.map((l) => l.toFixed(2)).join(' ')}`);
     const measured: { bulk?: LoadFigures; one?: LoadFigures } = {};
     for (const load of settings.loads) {
       const perCall = load === 'bulk' ? settings.logsPerCall : 1;
-      const figures = await measureLoad(server, db, bus, group, perCall, load);
+      const figures = await measureLoad(server, db, bus, group, perCall, load, idleCores);
       printLoad(load === 'bulk' ? `bulk (${perCall} logs a call)` : 'one log a call', figures);
       measured[load as 'bulk' | 'one'] = figures;
     }
