@@ -115,7 +115,7 @@ async function measureLoad(
     lagSampleMs: settings.lagSampleMs,
     trialPrefix: `bench-${run}-${name}-${server.port}`,
   });
-  const machineCores = (machineBusySeconds() - machineBefore) / load.seconds;
+  const machineCores = (machineBusySeconds() - machineBefore) / ((performance.now() - started) / 1_000);
   const serverCoresTicks = await cpuTicks([server.pid]);
   const produced = await producerCounters(server);
   await persistedUpTo(bus, group, await observationEnds(bus), 60_000);
