@@ -115,7 +115,8 @@ async function measureLoad(
     lagSampleMs: settings.lagSampleMs,
     trialPrefix: `bench-${run}-${name}-${server.port}`,
   });
-  const machineCores = (machineBusySeconds() - machineBefore) / ((performance.now() - started) / 1_000);
+  const loadSeconds = (performance.now() - started) / 1_000;
+  const machineCores = (machineBusySeconds() - machineBefore) / loadSeconds;
   const serverCoresTicks = await cpuTicks([server.pid]);
   const produced = await producerCounters(server);
   await persistedUpTo(bus, group, await observationEnds(bus), 60_000);
@@ -141,7 +142,7 @@ async function measureLoad(
     netCpuUsPerLog: (netSeconds * 1e6) / Math.max(load.logs, 1),
     netCpuUsPerCall: (netSeconds * 1e6) / Math.max(load.calls, 1),
     idleCores,
-    serverCores: (serverCoresTicks - cpuBefore) / 100 / load.seconds,
+    serverCores: (serverCoresTicks - cpuBefore) / 100 / loadSeconds,
     generatorCores: load.generatorCpuSeconds / load.seconds,
     machineCores,
     callsPerProduceRequest:
