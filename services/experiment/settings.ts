@@ -56,7 +56,7 @@ export const experimentSettingsSpec = {
   persistenceGroup: str('PERSISTENCE_GROUP', 'experiment-persistence', 'a Kafka consumer group id'),
   /** The persistence consumer on a thread of its own (false: on the request thread, ~30 MiB less). */
   persistenceThread: bool('PERSISTENCE_THREAD', true),
-  /** How long the persistence consumer's fetch gathers records, applied then in one transaction. */
+  /** After each batch, how long the persistence consumer waits before it fetches again (events arriving meanwhile go in one transaction). */
   persistenceBatchWaitMs: int('PERSISTENCE_BATCH_WAIT_MS', 20, { min: 0, max: 1_000 }),
   consumerSessionTimeoutMs: int('WORKER_SESSION_TIMEOUT_MS', 10_000, { min: 6_000, max: 300_000 }),
   /** The early-stopping judge: judges running trials and publishes their stops. */

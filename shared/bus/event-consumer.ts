@@ -45,6 +45,8 @@ export interface EventConsumerOptions<E = EventPayloads> {
   readonly maxWaitMs?: number;
   /** A fetch answers once this many bytes are there, or after `maxWaitMs` (see ConsumeOptions). Default 1. */
   readonly minBytes?: number;
+  /** After a batch, the next fetch waits this long (see ConsumeOptions). Default 0. */
+  readonly lingerMs?: number;
   readonly retry?: {
     readonly attempts?: number;
     readonly initialDelayMs?: number;
@@ -209,6 +211,7 @@ export async function startEventConsumer<E = EventPayloads>(
     maxWaitMs: options.maxWaitMs ?? 1_000,
     ...(options.handleTogether ? { concurrentPartitions: TOGETHER_PARTITIONS } : {}),
     ...(options.minBytes === undefined ? {} : { minBytes: options.minBytes }),
+    ...(options.lingerMs === undefined ? {} : { lingerMs: options.lingerMs }),
     startAt: () => undefined,
     onBatch,
     onAssigned: (assignment) => logger.info({ assignment: Object.fromEntries(assignment) }, 'joined group'),

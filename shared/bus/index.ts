@@ -12,6 +12,7 @@ export {
   type WritablePayloads,
 } from './events.ts';
 export { HEADERS } from './headers.ts';
+export { unprobedKafkaLink } from './kafka-link.ts';
 export { kafkaSettings } from './kafka-settings.ts';
 export { partitionOf } from './partitioner.ts';
 export { createEventProducer, type EncodedEvent, type EventProducer } from './producer.ts';

@@ -462,6 +462,20 @@ describe.each(KAFKA_CLIENTS)('on %s', (client) => {
         );
     });
 
+    it('lingers after a batch that reached the end: events published one by one arrive in fewer calls', async () => {
+      const topic = testTopic('linger');
+      await created(topic, dlqOf(topic));
+      const calls: number[] = [];
+      await start(topic, async (events) => void calls.push(events.length), undefined, { lingerMs: 100 });
+      for (let i = 0; i < 40; i++) {
+        await producer.publish(topic.name, [deleted(`t-${i}`)]);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await waitFor('every event handled', () => calls.reduce((a, b) => a + b, 0) === 40);
+      // Without the linger each acknowledged publish is a fetch of its own: ~40 calls.
+      expect(calls.length).toBeLessThan(20);
+    });
+
     it('retries a retriable failure with backoff and applies the event once', async () => {
       const topic = testTopic('retry');
       await created(topic, dlqOf(topic));

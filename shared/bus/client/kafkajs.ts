@@ -352,6 +352,10 @@ async function startConsumer(
         );
       }
       if (isRunning() && !isStale()) options.onPosition?.(topic, partition, BigInt(batch.lastOffset()) + 1n);
+      // kafkajs fetches again only once every batch of the fetch returned: this is the linger, made
+      // only at the partition's end (a reader catching up fetches on at once).
+      const atEnd = BigInt(batch.lastOffset()) + 1n >= BigInt(batch.highWatermark);
+      if (records.length > 0 && atEnd && options.lingerMs && isRunning()) await sleep(options.lingerMs);
     },
   });
 

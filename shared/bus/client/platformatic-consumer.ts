@@ -29,6 +29,7 @@ function pump(
   stream: Stream,
   handle: (messages: StreamMessage[]) => Promise<void>,
   stopped: () => boolean,
+  lingerMs = 0,
 ): { done: Promise<void>; wake: () => void } {
   let signalled = false;
   let waiting: (() => void) | undefined;
@@ -55,6 +56,11 @@ function pump(
         continue;
       }
       await handle(messages);
+      // Records arriving meanwhile are read together at the next turn; a reader with more already
+      // fetched (catching up) goes on at once.
+      const drained = messages.length < MAX_BATCH_RECORDS && stream.readableLength === 0;
+      if (lingerMs > 0 && drained && !stopped())
+        await new Promise((resolve) => setTimeout(resolve, lingerMs));
     }
   })();
   return { done, wake };
@@ -184,6 +190,7 @@ export async function startConsumer(
       reportPositions();
     },
     () => stopped,
+    options.lingerMs,
   );
   reading.done.catch(markFailed);
 

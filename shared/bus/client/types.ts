@@ -76,6 +76,13 @@ export interface ConsumeOptions {
    */
   readonly minBytes?: number;
   /**
+   * After records that reached a partition's end were handed over, the next fetch waits this long,
+   * so that records arriving meanwhile come in one batch: fewer fetches, transactions and commits
+   * while records keep coming, at most this much more delay, nothing while idle (a fetch that found
+   * nothing does not wait) nor while catching up (there is more to read at once). Default 0.
+   */
+  readonly lingerMs?: number;
+  /**
    * How many partitions' batches may be in `onBatch` at once (one fetch carries several); each
    * partition's batches still come one after another. Default 1.
    */

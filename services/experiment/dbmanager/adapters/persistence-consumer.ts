@@ -15,9 +15,6 @@ import type { ReadModelStore } from './read-model-store.ts';
 
 const STORED_TOPICS: ReadonlySet<string> = new Set([TOPICS.observations.name, TOPICS.trialStatus.name]);
 
-/** A fetch answers at this size or after the batch wait: under load, one transaction per wait. */
-const FETCH_MIN_BYTES = 1024 * 1024;
-
 /**
  * The persistence consumer: applies experiment.observations and experiment.trial-status to the
  * store, the partitions' batches of one fetch in one transaction, then commits them in one request;
@@ -35,8 +32,8 @@ export async function startPersistenceConsumer(deps: {
   logger: Logger;
   registry?: Registry;
   /**
-   * How long a fetch may wait to gather records: the partitions' events that arrive meanwhile are
-   * applied in one transaction and committed in one request. Default 0 (answer at once).
+   * After a batch, how long the next fetch waits, so that the events arriving meanwhile (on every
+   * partition) are applied in one transaction and committed in one request. Default 0.
    */
   batchWaitMs?: number;
   /** After each commit: everything before `next` on the partition is in the store. */
@@ -65,7 +62,7 @@ export async function startPersistenceConsumer(deps: {
     ],
     maxBatchEvents: 1_000,
     handleTogether: true,
-    ...(deps.batchWaitMs ? { minBytes: FETCH_MIN_BYTES, maxWaitMs: deps.batchWaitMs } : {}),
+    ...(deps.batchWaitMs ? { lingerMs: deps.batchWaitMs } : {}),
     ...(deps.onCommitted ? { onCommitted: deps.onCommitted } : {}),
     sessionTimeoutMs: deps.sessionTimeoutMs,
     ...(deps.registry ? { registry: deps.registry } : {}),

@@ -4,7 +4,12 @@
 // (for the read barrier's fast failure) and its counters (for /metrics).
 import { parentPort, workerData } from 'node:worker_threads';
 import { Counter, Registry } from 'prom-client';
-import { createBus, createEventProducer, type EventConsumer } from '../../../../shared/bus/index.ts';
+import {
+  createBus,
+  createEventProducer,
+  type EventConsumer,
+  unprobedKafkaLink,
+} from '../../../../shared/bus/index.ts';
 import { toAppError } from '../../../../shared/errors.ts';
 import { createLogger } from '../../../../shared/logger.ts';
 import type { ObservationStore } from '../../common/ports.ts';
@@ -88,7 +93,8 @@ async function closeAll(): Promise<void> {
 }
 
 async function start(): Promise<EventConsumer> {
-  const bus = createBus({ ...config.kafka, logger });
+  // The request thread probes Kafka for the process; this thread's failures reach its supervisor.
+  const bus = createBus({ ...config.kafka, logger, link: unprobedKafkaLink() });
   closing.push(() => bus.close());
   const producer = await createEventProducer(bus, { registry });
   closing.push(() => producer.disconnect());

@@ -16,7 +16,7 @@ export interface PersistenceThreadConfig {
   readonly rebuildReadModel: boolean;
   readonly groupId: string;
   readonly sessionTimeoutMs: number;
-  /** How long a fetch may gather records for one transaction (PERSISTENCE_BATCH_WAIT_MS). */
+  /** After each batch, how long the next fetch waits (PERSISTENCE_BATCH_WAIT_MS). */
   readonly batchWaitMs: number;
   readonly logLevel: LogLevel;
 }
