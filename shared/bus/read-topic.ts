@@ -103,6 +103,8 @@ export async function readTopic<E = EventPayloads>(
   done.catch(() => undefined);
   const assigned = new Set<number>();
   const waiters = new Set<() => void>();
+  /** Calls of caughtUp under way: the reader does not linger for them. */
+  let catchingUp = 0;
   const moved = (partition: number, next: bigint) => {
     positions.set(partition, next);
     for (const wake of waiters) wake();
@@ -173,6 +175,8 @@ export async function readTopic<E = EventPayloads>(
     maxWaitMs: options.maxWaitMs ?? 200,
     ...(options.minBytes === undefined ? {} : { minBytes: options.minBytes }),
     lingerMs: options.lingerMs ?? (options.until === 'follow' ? FOLLOW_LINGER_MS : 0),
+    // A caller waiting for the reader to reach the end gets each fetch at once.
+    lingerIf: () => catchingUp === 0,
     ...(options.metadataMaxAgeMs === undefined ? {} : { metadataMaxAgeMs: options.metadataMaxAgeMs }),
     // A partition given back after a rebalance goes on where this reader was; a partition added
     // after the read began starts at its beginning (everything on it is newer).
@@ -210,7 +214,17 @@ export async function readTopic<E = EventPayloads>(
 
   async function caughtUp(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
+    catchingUp++;
+    try {
+      await reachEnd(deadline, timeoutMs);
+    } finally {
+      catchingUp--;
+    }
+  }
+
+  async function reachEnd(deadline: number, timeoutMs: number): Promise<void> {
     const targets = await bus.watermarks(topic);
+    consumer.hurry();
     // A private reader owns every partition: one it was not (yet) given is not caught up. A
     // reader sharing a group answers for the partitions the group gave it.
     const mine = (partition: number) => group === undefined || assigned.has(partition);

@@ -15,6 +15,7 @@ import {
 } from 'kafkajs';
 import type { Logger } from '../../logger.ts';
 import { heartbeatIntervalFor, memberOutcome } from './group-member.ts';
+import { createLinger } from './linger.ts';
 import type {
   ClientOptions,
   ClientProducer,
@@ -289,6 +290,7 @@ async function startConsumer(
 
   const { joined, markJoined, failed, markFailed } = memberOutcome();
   const commits = commitTogether(consumer);
+  const linger = createLinger(options);
 
   // A seek applies at the next fetch: records of a fetch made before it are dropped here.
   const floors = new Map<string, bigint>();
@@ -355,7 +357,7 @@ async function startConsumer(
       // kafkajs fetches again only once every batch of the fetch returned: this is the linger, made
       // only at the partition's end (a reader catching up fetches on at once).
       const atEnd = BigInt(batch.lastOffset()) + 1n >= BigInt(batch.highWatermark);
-      if (records.length > 0 && atEnd && options.lingerMs && isRunning()) await sleep(options.lingerMs);
+      if (records.length > 0 && atEnd && isRunning()) await linger.wait();
     },
   });
 
@@ -365,6 +367,7 @@ async function startConsumer(
     joined,
     failed,
     pause: (topic, partition) => consumer.pause([{ topic, partitions: [partition] }]),
+    hurry: () => linger.hurry(),
     async stop() {
       const at = closing.indexOf(stop);
       if (at >= 0) closing.splice(at, 1);

@@ -2,6 +2,7 @@
 // per partition, with each partition's own start, pause and commit.
 import { Consumer, type Message, type MessagesStream } from '@platformatic/kafka';
 import { heartbeatIntervalFor, memberOutcome } from './group-member.ts';
+import { createLinger, type Linger } from './linger.ts';
 import { PartitionBook, partitionKey } from './platformatic-partitions.ts';
 import { asRetriable, toRawRecord, translated } from './platformatic-records.ts';
 import type { BatchContext, ConsumeOptions, GroupConsumer, RawRecord } from './types.ts';
@@ -29,7 +30,7 @@ function pump(
   stream: Stream,
   handle: (messages: StreamMessage[]) => Promise<void>,
   stopped: () => boolean,
-  lingerMs = 0,
+  linger: Linger,
 ): { done: Promise<void>; wake: () => void } {
   let signalled = false;
   let waiting: (() => void) | undefined;
@@ -59,8 +60,7 @@ function pump(
       // Records arriving meanwhile are read together at the next turn; a reader with more already
       // fetched (catching up) goes on at once.
       const drained = messages.length < MAX_BATCH_RECORDS && stream.readableLength === 0;
-      if (lingerMs > 0 && drained && !stopped())
-        await new Promise((resolve) => setTimeout(resolve, lingerMs));
+      if (drained && !stopped()) await linger.wait();
     }
   })();
   return { done, wake };
@@ -91,6 +91,7 @@ export async function startConsumer(
   });
   const { joined, markJoined, failed, markFailed } = memberOutcome();
   const book = new PartitionBook();
+  const linger = createLinger(options);
   let stream: Stream | undefined;
   let stopped = false;
 
@@ -190,7 +191,7 @@ export async function startConsumer(
       reportPositions();
     },
     () => stopped,
-    options.lingerMs,
+    linger,
   );
   reading.done.catch(markFailed);
 
@@ -237,6 +238,7 @@ export async function startConsumer(
     joined,
     failed,
     pause: (topic, partition) => book.pause(topic, partition),
+    hurry: () => linger.hurry(),
     async stop() {
       const at = closing.indexOf(stop);
       if (at >= 0) closing.splice(at, 1);

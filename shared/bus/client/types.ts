@@ -82,6 +82,8 @@ export interface ConsumeOptions {
    * nothing does not wait) nor while catching up (there is more to read at once). Default 0.
    */
   readonly lingerMs?: number;
+  /** Checked before each linger: false skips it (a reader someone waits on). */
+  readonly lingerIf?: () => boolean;
   /**
    * How many partitions' batches may be in `onBatch` at once (one fetch carries several); each
    * partition's batches still come one after another. Default 1.
@@ -112,6 +114,8 @@ export interface GroupConsumer {
   readonly failed: Promise<never>;
   /** Stops fetching a partition (it stays assigned). */
   pause(topic: string, partition: number): void;
+  /** Ends a linger under way: the next fetch goes at once. */
+  hurry(): void;
   /** Lets the batch in hand finish, then leaves the group. */
   stop(): Promise<void>;
 }
