@@ -3,7 +3,12 @@
 import { parseFinite } from '../common/katib-numbers.ts';
 import { type AlgorithmSpec, isPruner } from './algorithms.ts';
 import { medianStopRule, type ObjectiveType, type StoppingRule } from './medianstop.ts';
-import { collectorRules, needsListedCurves, pruningReference } from './pruners/issue.ts';
+import {
+  collectorRules,
+  needsListedCurves,
+  needsSucceededCurves,
+  pruningReference,
+} from './pruners/issue.ts';
 import { directionOf, EMPTY_REFERENCE, type Reference } from './pruners/types.ts';
 
 export interface IssuedRulesAndReference {
@@ -15,10 +20,20 @@ export interface IssuedRulesAndReference {
 export function curvesNeeded(
   spec: AlgorithmSpec,
   trials: readonly { readonly name: string; readonly condition: string }[],
-): { readonly succeeded: readonly string[]; readonly listed: readonly string[] } {
-  const succeeded = trials.filter((t) => t.condition === 'SUCCEEDED').map((t) => t.name);
-  const listed = isPruner(spec) && needsListedCurves(spec) ? trials.map((t) => t.name) : [];
-  return { succeeded, listed };
+): {
+  /** How many trials succeeded. */
+  readonly succeededTrials: number;
+  /** Those whose curves are needed. */
+  readonly succeeded: readonly string[];
+  readonly listed: readonly string[];
+} {
+  const pruner = isPruner(spec) ? spec : undefined;
+  const succeeded =
+    pruner === undefined || needsSucceededCurves(pruner)
+      ? trials.filter((t) => t.condition === 'SUCCEEDED').map((t) => t.name)
+      : [];
+  const listed = pruner && needsListedCurves(pruner) ? trials.map((t) => t.name) : [];
+  return { succeededTrials: trials.filter((t) => t.condition === 'SUCCEEDED').length, succeeded, listed };
 }
 
 const numeric = (values: readonly string[]): number[] =>
@@ -28,7 +43,9 @@ export function issueRules(input: {
   readonly spec: AlgorithmSpec;
   readonly objectiveMetric: string;
   readonly objectiveType: ObjectiveType;
-  /** The succeeded trials' objective values as reported (text), in time order. */
+  /** How many trials the request listed as SUCCEEDED. */
+  readonly succeededTrials: number;
+  /** The objective values (text, in time order) of the succeeded trials `curvesNeeded` named. */
   readonly succeeded: readonly (readonly string[])[];
   /** The listed trials' objective values by name, for those `curvesNeeded` named. */
   readonly listed: ReadonlyMap<string, readonly string[]>;
@@ -45,7 +62,7 @@ export function issueRules(input: {
   }
   const direction = directionOf(input.objectiveType);
   const succeeded = input.succeeded.map(numeric);
-  const reference = pruningReference(spec, direction, input.succeeded.length, succeeded);
+  const reference = pruningReference(spec, direction, input.succeededTrials, succeeded);
   const listed = new Map([...input.listed].map(([name, values]) => [name, numeric(values)]));
   return { rules: collectorRules({ spec, objectiveMetric, direction, reference, listed }), reference };
 }

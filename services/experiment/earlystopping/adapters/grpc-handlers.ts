@@ -80,6 +80,7 @@ export function createEarlyStoppingHandlers(deps: EarlyStoppingDeps): UntypedSer
           spec: rulesRequest.spec,
           objectiveMetric,
           objectiveType: rulesRequest.objectiveType,
+          succeededTrials: needed.succeededTrials,
           succeeded: needed.succeeded.map((trial) => curves.get(trial)!),
           listed: new Map(needed.listed.map((trial) => [trial, curves.get(trial)!])),
         });

@@ -32,7 +32,8 @@ function bestCurve(curves: readonly (readonly number[])[], direction: Direction)
 
 /**
  * @param succeededTrials how many SUCCEEDED trials the request listed
- * @param succeeded the numeric objective values of those with any
+ * @param succeeded their numeric objective values, when `needsSucceededCurves` (else none: the
+ *   longest is then recorded as 0)
  */
 export function pruningReference(
   spec: PrunerSpec,
@@ -53,6 +54,25 @@ export function pruningReference(
     succeededMaxSteps: Math.max(0, ...succeeded.map((c) => c.length)),
     steps: Object.freeze(steps),
   });
+}
+
+/**
+ * Whether the reference needs the succeeded trials' curves: percentile's thresholds, wilcoxon's
+ * best trial, the steps that resolve `auto` resources. The others need only how many succeeded.
+ */
+export function needsSucceededCurves(spec: PrunerSpec): boolean {
+  const inner = innermost(spec);
+  switch (inner?.algorithm) {
+    case PERCENTILE:
+    case WILCOXON:
+      return true;
+    case SUCCESSIVE_HALVING:
+      return inner.settings.minResource === 'auto';
+    case HYPERBAND:
+      return inner.settings.maxResource === 'auto';
+    default:
+      return false;
+  }
 }
 
 /** Whether the collector's rules need every listed trial's curve (the values at a rung). */

@@ -24,6 +24,7 @@ const issue = (
     spec: algorithm,
     objectiveMetric: 'loss',
     objectiveType,
+    succeededTrials: succeeded.length,
     succeeded: text(succeeded),
     listed: new Map([...listed].map(([name, c]) => [name, c.map(String)])),
   });
@@ -80,7 +81,11 @@ describe('GetEarlyStoppingRules for each algorithm: the reference and the collec
 
   it('successivehalving: the cut-off of rung 0 from every listed trial, when min_resource is given', () => {
     const sh = spec('successivehalving', { min_resource: '2', reduction_factor: '2' });
-    expect(curvesNeeded(sh, [{ name: 'a', condition: 'RUNNING' }])).toEqual({ succeeded: [], listed: ['a'] });
+    expect(curvesNeeded(sh, [{ name: 'a', condition: 'RUNNING' }])).toEqual({
+      succeededTrials: 0,
+      succeeded: [],
+      listed: ['a'],
+    });
     // Values at step 2: 1, 2, 3 (the short trial has none): a new trial is the 4th, index 4/2 - 1 = 1.
     const listed = new Map([
       ['exp-a', [9, 1]],
@@ -119,6 +124,28 @@ describe('GetEarlyStoppingRules for each algorithm: the reference and the collec
     listed.delete(names[2]![0]!);
     listed.delete(names[2]![1]!);
     expect(issue(hb, { listed }).rules).toEqual([]);
+  });
+
+  it('reads the succeeded curves only for the pruners that need them, and always counts the succeeded trials', () => {
+    const trials = [
+      { name: 'a', condition: 'SUCCEEDED' },
+      { name: 'b', condition: 'RUNNING' },
+    ];
+    const needs = (algorithm: string, given: Record<string, string> = {}) =>
+      curvesNeeded(spec(algorithm, given), trials);
+    expect(needs('medianstop')).toEqual({ succeededTrials: 1, succeeded: ['a'], listed: [] });
+    expect(needs('percentile', { percentile: '5' }).succeeded).toEqual(['a']);
+    expect(needs('wilcoxon').succeeded).toEqual(['a']);
+    expect(needs('successivehalving').succeeded).toEqual(['a']);
+    expect(needs('hyperband').succeeded).toEqual(['a']);
+    expect(needs('threshold', { upper: '1' })).toEqual({ succeededTrials: 1, succeeded: [], listed: [] });
+    expect(needs('patient', { patience: '1' }).succeeded).toEqual([]);
+    expect(needs('patient', { patience: '1', wrapped: 'wilcoxon' }).succeeded).toEqual(['a']);
+    expect(needs('successivehalving', { min_resource: '3' })).toEqual({
+      succeededTrials: 1,
+      succeeded: [],
+      listed: ['a', 'b'],
+    });
   });
 
   it('threshold: the bound on the bad side at the first checkpoint; patient: no rule', () => {
