@@ -175,6 +175,10 @@ describe('the web page, with a Python grpcio client running an experiment', () =
           stopped: (el as HTMLElement).dataset.stopped,
         })),
       );
+    // Why it stopped: the algorithm and the values it compared.
+    expect(await page.$eval('#trial-why', (e) => e.textContent)).toMatch(
+      /^Trial is early stopped: best accuracy [\d.]+ at step \d+ is less than [\d.]+ \(medianstop\)$/,
+    );
     const shown = await metricCharts();
     expect(shown.map((c) => c.metric).sort()).toEqual(['accuracy', 'loss']);
     const accuracy = shown.find((c) => c.metric === 'accuracy')!;

@@ -352,6 +352,7 @@ async function trialView(name) {
   main.innerHTML = `<h1>${esc(name)}</h1>
     <dl class="facts">
       <dt>Status</dt><dd id="trial-status">${badge(trial.condition)} <span id="trial-reason">${esc(trial.reason)}</span></dd>
+      <dt>Stopped because</dt><dd id="trial-why"></dd>
       <dt>Parameters</dt><dd>${trial.assignments.map((a) => `${esc(a.name)} = ${esc(a.value)}`).join(', ') || '—'}</dd>
       <dt>Rules</dt><dd id="rules"></dd>
     </dl>
@@ -360,6 +361,8 @@ async function trialView(name) {
   const state = {
     condition: trial.condition,
     statusAtMs: trial.statusAtMs,
+    /** The status message: for a stopped trial, the algorithm and the values it compared. */
+    message: trial.message,
     rules: experiment?.rules ?? [],
     /** metric → [[timeMs, value], ...] */
     series: new Map(),
@@ -393,6 +396,8 @@ async function trialView(name) {
           .join('; ')
       : '—';
     document.getElementById('trial-status').innerHTML = `${badge(state.condition)}`;
+    document.getElementById('trial-why').textContent =
+      state.condition === 'EARLYSTOPPED' && state.message ? state.message : '—';
   };
 
   const draw = () => {
@@ -496,6 +501,7 @@ async function trialView(name) {
     status: (m) => {
       state.condition = m.condition;
       state.statusAtMs = m.atMs;
+      state.message = m.message;
       renderRules();
       redraw();
     },

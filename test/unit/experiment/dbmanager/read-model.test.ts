@@ -97,6 +97,11 @@ describe('readModelChanges', () => {
         objective_type: 'MINIMIZE',
         rules: [{ name: 'loss', value: '0.3', comparison: 'GREATER', start_step: 4 }],
         trials: [{ name: 'exp-a', condition: 'RUNNING' }],
+        algorithm_name: 'medianstop',
+        algorithm_settings: [],
+        succeeded_trials: 3,
+        succeeded_max_steps: 4,
+        reference_steps: [],
       },
     });
     expect(changes).toEqual([
