@@ -195,43 +195,57 @@ export async function startEarlyStoppingJudge(
     },
   });
   // Rung records and stops first: an observation judged before them could decide a rung again.
-  await Promise.all([rulesReader.caughtUp(STARTUP_CATCH_UP_MS), statusReader.caughtUp(STARTUP_CATCH_UP_MS)]);
+  // That catch-up goes on in the background: the service starts serving meanwhile.
+  let stopRequested = false;
+  const following = (async (): Promise<TopicReader | undefined> => {
+    await Promise.all([
+      rulesReader.caughtUp(STARTUP_CATCH_UP_MS),
+      statusReader.caughtUp(STARTUP_CATCH_UP_MS),
+    ]);
+    if (stopRequested) return undefined;
+    // The judge commits nothing: each start reads the lookback window again, shared by trial partition.
+    observations = await readTopic(bus, {
+      topic: TOPICS.observations.name,
+      group: options.groupId,
+      from: options.lookbackMs > 0 ? { time: clock.now() - options.lookbackMs } : 'beginning',
+      until: 'follow',
+      sessionTimeoutMs: options.sessionTimeoutMs,
+      onEvent: (event) => {
+        if (event.eventType === 'ObservationLogDeleted') return tracker.onDeleted(event.payload.trial_name);
+        if (event.eventType !== 'ObservationLogReported') return;
+        reportsRead.inc();
+        const { event_id, trial_name, occurred_at, metric_logs } = event.payload;
+        if (!tracker.isFinished(trial_name)) partitionOfTrial.set(trial_name, event.partition);
+        enqueue(
+          tracker.onReport({
+            eventId: event_id,
+            trialName: trial_name,
+            atMs: occurred_at.getTime(),
+            logs: metric_logs.map((log) => ({ metricName: log.metric_name, value: log.value })),
+          }),
+        );
+      },
+    });
+    return observations;
+  })();
+  following.catch(() => undefined);
 
-  // The judge commits nothing: each start reads the lookback window again, shared by trial partition.
-  observations = await readTopic(bus, {
-    topic: TOPICS.observations.name,
-    group: options.groupId,
-    from: options.lookbackMs > 0 ? { time: clock.now() - options.lookbackMs } : 'beginning',
-    until: 'follow',
-    sessionTimeoutMs: options.sessionTimeoutMs,
-    onEvent: (event) => {
-      if (event.eventType === 'ObservationLogDeleted') return tracker.onDeleted(event.payload.trial_name);
-      if (event.eventType !== 'ObservationLogReported') return;
-      reportsRead.inc();
-      const { event_id, trial_name, occurred_at, metric_logs } = event.payload;
-      if (!tracker.isFinished(trial_name)) partitionOfTrial.set(trial_name, event.partition);
-      enqueue(
-        tracker.onReport({
-          eventId: event_id,
-          trialName: trial_name,
-          atMs: occurred_at.getTime(),
-          logs: metric_logs.map((log) => ({ metricName: log.metric_name, value: log.value })),
-        }),
-      );
-    },
-  });
-
-  const ended = Promise.all([observations.done, rulesReader.done, statusReader.done]);
+  const ended = Promise.all([following.then((reader) => reader?.done), rulesReader.done, statusReader.done]);
   ended.catch(() => undefined); // observed by the supervisor, when there is one
   return {
-    joined: observations.joined,
+    joined: following.then((reader) => reader?.joined),
     ended,
     async settled(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       const left = () => Math.max(0, deadline - Date.now());
       // Rules and statuses first: without them an observation read decides nothing yet.
       await Promise.all([rulesReader.caughtUp(left()), statusReader.caughtUp(left())]);
-      await observations!.caughtUp(left());
+      const reader = await beforeDeadline(
+        following,
+        deadline,
+        () => `the early-stopping judge did not start reading observations within ${timeoutMs} ms`,
+      );
+      await reader?.caughtUp(left());
       while (flushing)
         await beforeDeadline(
           flushing,
@@ -240,7 +254,8 @@ export async function startEarlyStoppingJudge(
         );
     },
     async stop() {
-      await observations.stop();
+      stopRequested = true;
+      await (await following.catch(() => undefined))?.stop();
       await rulesReader.stop();
       await statusReader.stop();
       // A decision still queued is made again at the next start (state is rebuilt from the topics).
