@@ -65,8 +65,22 @@ const startProduct: Step = {
 export async function stopProduct(walk: Walk): Promise<Verdict[]> {
   const product = walk.state.get(STARTED) as Running | undefined;
   if (product === undefined) return [];
+  // As a terminal's Ctrl-C: SIGINT to npm and everything under it. npm then ends by the signal (the
+  // shell shows 130) once the product has stopped; what matters is the last line and the ports.
   const result = await product.stop('SIGINT', 30_000);
-  return [judge(result, { code: 0, prints: [/^everything stopped/m] }, 'Ctrl-C (SIGINT) to npm start')];
+  const byCtrlC = result.code === 0 || result.code === 130 || result.signal === 'SIGINT';
+  const stopped = /^everything stopped.*$/m.exec(result.stdout)?.[0];
+  const left = (await Promise.all(PRODUCT_PORTS.map((p) => answers('127.0.0.1', p)))).flatMap((up, i) =>
+    up ? [PRODUCT_PORTS[i]] : [],
+  );
+  return [
+    verdict(
+      byCtrlC && !result.timedOut && stopped !== undefined && left.length === 0,
+      'ends on Ctrl-C with the line "everything stopped: …", and nothing listens on its ports',
+      `${ending(result)}; ${stopped === undefined ? `no "everything stopped" line; output: ${tail(result.stdout + result.stderr)}` : JSON.stringify(stopped)}${left.length > 0 ? `; still listening: ${left.join(', ')}` : ''}`,
+      'Ctrl-C (SIGINT to npm start and everything under it)',
+    ),
+  ];
 }
 
 const test: Step = {
@@ -152,9 +166,44 @@ function instance(command: string, last: boolean): Step {
         );
       }
       walk.state.delete(INSTANCES);
+      verdicts.push(await productReadsAgain());
       return verdicts;
     },
   };
+}
+
+/**
+ * The instances shared the product's consumer groups: once they are gone, `npm start`'s instance
+ * takes their partitions back, and its reads answer again (the HTTP examples that follow read).
+ */
+async function productReadsAgain(): Promise<Verdict> {
+  const begun = performance.now();
+  let last = '';
+  while (performance.now() - begun < 60_000) {
+    const reply = await fetch(`${PAGE}api.v1.beta1.DBManager/GetObservationLog`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ trialName: 'readme-walk-no-such-trial' }),
+    }).then(
+      async (r) => ({ status: r.status, text: await r.text() }),
+      (e: Error) => ({ status: 0, text: e.message }),
+    );
+    if (reply.status === 200)
+      return verdict(
+        true,
+        "npm start's instance reads again (GetObservationLog 200) within 60 s",
+        `after ${((performance.now() - begun) / 1000).toFixed(1)} s`,
+        '(the product once the instances are gone)',
+      );
+    last = `${reply.status} ${reply.text}`;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return verdict(
+    false,
+    "npm start's instance reads again (GetObservationLog 200) within 60 s",
+    `last answer: ${last}`,
+    '(the product once the instances are gone)',
+  );
 }
 
 /** The instances still running when the walk ends early. */
