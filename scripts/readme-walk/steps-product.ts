@@ -46,6 +46,7 @@ const startProduct: Step = {
     // npm ci would replace the node_modules this walk runs from: the walk starts from an installed clone.
     const product = launch(walk, 'npm start');
     walk.state.set(STARTED, product);
+    walk.cleanups.push(async () => void (await product.stop('SIGINT', 30_000)));
     const up = await product.waitFor((out) => out.includes('backbone is running'), 300_000);
     const wrong = up ? await productAnswers() : ['no "backbone is running" banner'];
     return [
