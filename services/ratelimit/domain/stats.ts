@@ -120,3 +120,12 @@ export function createStatsStore(): StatsStore {
     ruleCounters: () => ruleCounters,
   };
 }
+
+/** The counters and gauges of one decision unit's stats store, for /stats. */
+export function* statsLines(
+  stats: StatsStore,
+  gauges: () => Iterable<[string, number]>,
+): Iterable<[string, number]> {
+  for (const counter of stats.counters()) yield [counter.name, counter.value];
+  yield* gauges();
+}

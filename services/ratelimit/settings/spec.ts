@@ -13,15 +13,14 @@ const REDIS_URL_ALLOWED =
 export const LOG_LEVEL_NAMES = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'panic'] as const;
 
 export const ratelimitSettingsSpec = {
-  // Processes: RATELIMIT_WORKERS decision processes (node:cluster), or one process doing everything
-  decisionProcesses: int('RATELIMIT_WORKERS', availableParallelism(), { min: 1, max: 256 }),
-  // V8 lets a busy decision process's heap grow to ~250 MB of mostly garbage by default (a 16 MB
-  // semi-space and a fast-growing old generation); these keep it near 120-130 MB at 100 callers.
-  // --optimize-for-size keeps it lower still but costs about 1.5-2x the CPU per decision (bench).
-  decisionProcessNodeOptions: str(
+  // Decision units: the main thread's and RATELIMIT_WORKERS - 1 worker threads, one process
+  decisionUnits: int('RATELIMIT_WORKERS', availableParallelism(), { min: 1, max: 256 }),
+  // V8 lets a busy decision thread's heap grow to ~250 MB of mostly garbage by default (a 16 MB
+  // semi-space and a fast-growing old generation); applied to the threads' heaps as they start.
+  decisionThreadV8Options: str(
     'RATELIMIT_WORKER_NODE_OPTIONS',
     '--max-semi-space-size=8 --heap-growing-percent=20',
-    'node/V8 options for the decision processes, such as --max-semi-space-size=8',
+    'V8 options for the decision threads, such as --max-semi-space-size=8',
   ),
   // Listeners
   host: str('HOST', '0.0.0.0', 'an address for the HTTP listener (/json, /healthcheck)'),

@@ -1,7 +1,9 @@
 // A decision unit: the configuration in force, the counter store, the decision service with its
 // stats sinks and tracing, and the HTTP and gRPC listeners. Its caller hands it every loaded
-// configuration (the source of the same process, or the primary), so it never loads one itself.
-import type { Registry } from 'prom-client';
+// configuration (the main thread loads them), so it never loads one itself.
+import { getHeapStatistics } from 'node:v8';
+import { threadId } from 'node:worker_threads';
+import { Registry } from 'prom-client';
 import { systemClock } from '../../../shared/clock.ts';
 import { createHealthService, type HealthService } from '../../../shared/grpc.ts';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
@@ -11,11 +13,11 @@ import { createHealthState, type HealthComponent } from '../adapters/telemetry/h
 import { type ConfigInForce, createConfigInForce } from '../config-in-force.ts';
 import type { DecisionOptions } from '../domain/decision.ts';
 import { createOverLimitCache, type OverLimitCache } from '../domain/local-cache.ts';
-import type { StatsStore } from '../domain/stats.ts';
+import { SERVICE_STATS, type StatsStore, statsLines } from '../domain/stats.ts';
 import { createRateLimitService } from '../service.ts';
 import type { RatelimitSettings } from '../settings/index.ts';
 import { connectCounterStore } from './counter-store.ts';
-import { openDecisionListeners } from './listeners.ts';
+import { openDecisionListeners, type UnitPorts } from './listeners.ts';
 import { startStatsSinks } from './stats-sinks.ts';
 
 export interface DecisionUnit {
@@ -23,10 +25,22 @@ export interface DecisionUnit {
   readonly config: ConfigInForce;
   /** Gauges for /stats and statsd (the local cache's). */
   gauges(): Iterable<[string, number]>;
+  /** Its /stats lines: its counters and gauges, and `ratelimit.worker.<number>.*` about itself. */
+  lines(number: number): Array<[string, number]>;
   /** Resolves with the first configuration in force, or at once with FORCE_START_WITHOUT_INITIAL_CONFIG. */
   ready(): Promise<void>;
   /** Opens the listeners (once). */
-  listen(): Promise<{ grpcPort: number; httpPort: number }>;
+  listen(ports: UnitPorts): Promise<{ grpcPort: number; httpPort: number }>;
+}
+
+/**
+ * The Prometheus registry of a decision thread: its own series only (the process's, such as memory
+ * and CPU, are the main thread's), summed by the main thread into the instance's /metrics.
+ */
+export function unitRegistry(): Registry {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service: 'ratelimit' });
+  return registry;
 }
 
 /** The decision options the settings give (LIMIT_RESPONSE_HEADERS_*, SHADOW_MODE, ...). */
@@ -108,13 +122,23 @@ export async function startDecisionUnit(options: {
   return {
     config,
     gauges,
+    lines(number) {
+      const self = `ratelimit.worker.${number}`;
+      return [
+        ...statsLines(stats, gauges),
+        [`${self}.thread_id`, threadId],
+        [`${self}.heap_bytes`, getHeapStatistics().used_heap_size],
+        [`${self}.total_requests`, stats.counter(SERVICE_STATS.shouldRateLimitTotal).value],
+      ];
+    },
     async ready() {
       if (settings.forceStartWithoutInitialConfig) return;
       if (config.current() === undefined) logger.info('waiting for the initial configuration');
       await config.first;
     },
-    listen: () =>
+    listen: (ports) =>
       openDecisionListeners({
+        ports,
         settings,
         logger,
         lifecycle,

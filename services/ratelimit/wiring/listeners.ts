@@ -1,24 +1,29 @@
 // The listeners: a decision unit's HTTP (/json, /healthcheck) and gRPC (RLS, grpc.health.v1) ones,
 // traced when tracing is on, and the instance's debug listener.
 import type { Registry } from 'prom-client';
-import {
-  type HealthService,
-  loadPackageDefinition,
-  lookupService,
-  startGrpcServer,
-} from '../../../shared/grpc.ts';
+import { type HealthService, loadPackageDefinition, lookupService } from '../../../shared/grpc.ts';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { createRateLimitHandlers, RLS_PROTO, RLS_SERVICE } from '../adapters/grpc/grpc-handlers.ts';
+import { startGrpcJsServer } from '../adapters/grpc/grpc-js-server.ts';
 import { grpcServerCredentials } from '../adapters/grpc/tls-credentials.ts';
 import { createDebugHandler } from '../adapters/http/debug-server.ts';
 import { createHttpHandler, startHttpServer } from '../adapters/http/http-server.ts';
+import { ensurePortFree } from '../adapters/shared-port.ts';
 import type { CallTimer } from '../adapters/telemetry/call-stats.ts';
 import type { HealthState } from '../adapters/telemetry/health.ts';
 import type { Tracing } from '../adapters/telemetry/tracing.ts';
 import type { RateLimitConfig } from '../config/index.ts';
 import type { RateLimitService } from '../service.ts';
 import type { RatelimitSettings } from '../settings/index.ts';
+
+/** Where a decision unit listens: the settings' ports alone, or the instance's ports shared with its other threads. */
+export interface UnitPorts {
+  readonly httpPort: number;
+  readonly grpcPort: number;
+  /** SO_REUSEPORT: the first unit of an instance checks that nothing else holds the ports first. */
+  readonly shared: 'alone' | 'first' | 'joining';
+}
 
 /** Opens the HTTP and gRPC listeners of one decision unit; health turns false first on stop. */
 export async function openDecisionListeners(options: {
@@ -30,11 +35,19 @@ export async function openDecisionListeners(options: {
   grpcHealth: HealthService;
   timer: CallTimer;
   tracing: Tracing | undefined;
+  ports: UnitPorts;
 }): Promise<{ grpcPort: number; httpPort: number }> {
-  const { settings, logger, lifecycle, service, health, grpcHealth, timer, tracing } = options;
+  const { settings, logger, lifecycle, service, health, grpcHealth, timer, tracing, ports } = options;
+  const reusePort = ports.shared !== 'alone';
+  if (ports.shared === 'first') {
+    await ensurePortFree('HTTP server', settings.host, ports.httpPort);
+    await ensurePortFree('gRPC server', settings.grpcHost, ports.grpcPort);
+  }
   const http = await startHttpServer({
     host: settings.host,
-    port: settings.port,
+    port: ports.httpPort,
+    reusePort,
+    quiet: ports.shared === 'joining',
     name: 'HTTP server',
     handler: tracing
       ? tracing.traceHttp(
@@ -46,9 +59,10 @@ export async function openDecisionListeners(options: {
   lifecycle.onStop('HTTP server', () => http.stop());
 
   const rls = lookupService(loadPackageDefinition([RLS_PROTO]), RLS_SERVICE);
-  const grpc = await startGrpcServer({
+  const grpc = await startGrpcJsServer({
     host: settings.grpcHost,
-    port: settings.grpcPort,
+    port: ports.grpcPort,
+    reusePort,
     logger,
     channelOptions: {
       'grpc.max_connection_age_ms': settings.grpcMaxConnectionAgeMs,
@@ -70,7 +84,8 @@ export async function openDecisionListeners(options: {
     ],
   });
   grpcHealth.setStatus('', 'SERVING');
-  logger.warn({ address: `${settings.grpcHost}:${grpc.port}` }, 'gRPC server listening');
+  if (ports.shared !== 'joining')
+    logger.warn({ address: `${settings.grpcHost}:${grpc.port}` }, 'gRPC server listening');
   lifecycle.onStop('gRPC server', async () => {
     grpcHealth.shutdown();
     await grpc.stop(settings.shutdownDeadlineMs / 2);

@@ -84,8 +84,13 @@ export async function startHttpServer(options: {
   handler: (req: IncomingMessage, res: ServerResponse) => void;
   name: string;
   logger: Logger;
+  /** Shares the port with the instance's other decision threads (SO_REUSEPORT). */
+  reusePort?: boolean;
+  /** Says nothing once listening (a thread joining the listeners of the instance's first unit). */
+  quiet?: boolean;
 }): Promise<RunningHttpServer> {
   const listener = await startHttpListener({ ...options, keepAliveTimeoutMs: 65_000, closeGraceMs: 2_000 });
-  options.logger.warn({ address: `${options.host}:${listener.port}` }, `${options.name} listening`);
+  if (!options.quiet)
+    options.logger.warn({ address: `${options.host}:${listener.port}` }, `${options.name} listening`);
   return listener;
 }

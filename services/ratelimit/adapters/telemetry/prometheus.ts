@@ -106,6 +106,8 @@ export function registerPrometheusStats(options: {
     help: 'The configuration this instance applies (value 1, version as a label)',
     labelNames: ['version'],
     registers,
+    // Every decision unit of the instance holds it: the instance's /metrics says 1, not one per unit.
+    aggregator: 'max',
     collect() {
       this.reset();
       const version = options.configVersion();
