@@ -3,7 +3,7 @@
 import { parentPort } from 'node:worker_threads';
 import { createLifecycle } from '../../../shared/lifecycle.ts';
 import { createRatelimitLogger } from '../adapters/telemetry/logging.ts';
-import { configFromData } from '../config/index.ts';
+import { configFromData } from '../config/from-data.ts';
 import { createStatsStore } from '../domain/stats.ts';
 import { type DecisionUnit, startDecisionUnit, unitRegistry } from './decision-unit.ts';
 import { type ConfigMessage, type FromThread, isToThread, type ThreadStart } from './messages.ts';

@@ -5,9 +5,9 @@ import { getHeapStatistics } from 'node:v8';
 import { threadId } from 'node:worker_threads';
 import { Registry } from 'prom-client';
 import { systemClock } from '../../../shared/clock.ts';
-import { createHealthService, type HealthService } from '../../../shared/grpc.ts';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
+import { createHealthMethods } from '../adapters/grpc/health-methods.ts';
 import { createCallTimer } from '../adapters/telemetry/call-stats.ts';
 import { createHealthState, type HealthComponent } from '../adapters/telemetry/health.ts';
 import { type ConfigInForce, createConfigInForce } from '../config-in-force.ts';
@@ -77,7 +77,7 @@ export async function startDecisionUnit(options: {
       yield [`ratelimit.localcache.${name}`, value];
   };
 
-  const grpcHealth: HealthService = createHealthService();
+  const grpcHealth = createHealthMethods();
   const components: HealthComponent[] = ['redis', 'sigterm'];
   if (settings.healthyWithAtLeastOneConfigLoaded) components.push('config');
   const health = createHealthState({ components, grpcHealth, logger });

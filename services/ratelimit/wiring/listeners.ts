@@ -1,12 +1,12 @@
 // The listeners: a decision unit's HTTP (/json, /healthcheck) and gRPC (RLS, grpc.health.v1) ones,
 // traced when tracing is on, and the instance's debug listener.
 import type { Registry } from 'prom-client';
-import { type HealthService, loadPackageDefinition, lookupService } from '../../../shared/grpc.ts';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
-import { createRateLimitHandlers, RLS_PROTO, RLS_SERVICE } from '../adapters/grpc/grpc-handlers.ts';
-import { startGrpcJsServer } from '../adapters/grpc/grpc-js-server.ts';
-import { grpcServerCredentials } from '../adapters/grpc/tls-credentials.ts';
+import type { HealthMethods } from '../adapters/grpc/health-methods.ts';
+import { createRlsMethod, grpcFailure, RLS_PATH } from '../adapters/grpc/rls-method.ts';
+import { grpcServerTls } from '../adapters/grpc/tls-credentials.ts';
+import { startUnaryServer } from '../adapters/grpc/unary-server.ts';
 import { createDebugHandler } from '../adapters/http/debug-server.ts';
 import { createHttpHandler, startHttpServer } from '../adapters/http/http-server.ts';
 import { ensurePortFree } from '../adapters/shared-port.ts';
@@ -16,6 +16,9 @@ import type { Tracing } from '../adapters/telemetry/tracing.ts';
 import type { RateLimitConfig } from '../config/index.ts';
 import type { RateLimitService } from '../service.ts';
 import type { RatelimitSettings } from '../settings/index.ts';
+
+/** The largest request message the gRPC listener takes (as grpc-js was configured before: 64 MiB). */
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /** Where a decision unit listens: the settings' ports alone, or the instance's ports shared with its other threads. */
 export interface UnitPorts {
@@ -32,7 +35,7 @@ export async function openDecisionListeners(options: {
   lifecycle: Lifecycle;
   service: RateLimitService;
   health: HealthState;
-  grpcHealth: HealthService;
+  grpcHealth: HealthMethods;
   timer: CallTimer;
   tracing: Tracing | undefined;
   ports: UnitPorts;
@@ -58,31 +61,23 @@ export async function openDecisionListeners(options: {
   });
   lifecycle.onStop('HTTP server', () => http.stop());
 
-  const rls = lookupService(loadPackageDefinition([RLS_PROTO]), RLS_SERVICE);
-  const grpc = await startGrpcJsServer({
+  const tls = grpcServerTls(settings, logger, (name, stop) => lifecycle.onStop(name, stop));
+  const rls = createRlsMethod({ service: tracing ? tracing.traceService(service, 'grpc') : service, timer });
+  const grpc = await startUnaryServer({
     host: settings.grpcHost,
     port: ports.grpcPort,
     reusePort,
+    unary: new Map([[RLS_PATH, tracing ? tracing.traceUnary(rls) : rls], ...grpcHealth.unary]),
+    streaming: grpcHealth.streaming,
+    failure: grpcFailure(logger),
+    admit: tls?.admit,
+    maxMessageBytes: MAX_MESSAGE_BYTES,
+    maxConnectionAgeMs: settings.grpcMaxConnectionAgeMs,
+    maxConnectionAgeGraceMs: settings.grpcMaxConnectionAgeGraceMs,
+    tls: tls?.options,
     logger,
-    channelOptions: {
-      'grpc.max_connection_age_ms': settings.grpcMaxConnectionAgeMs,
-      'grpc.max_connection_age_grace_ms': settings.grpcMaxConnectionAgeGraceMs,
-      // Channelz's per-call bookkeeping (timestamps, counters) costs ~10-20 µs of CPU a call; nothing reads it.
-      'grpc.enable_channelz': 0,
-    },
-    credentials: grpcServerCredentials(settings, logger, (name, stop) => lifecycle.onStop(name, stop)),
-    services: [
-      {
-        definition: rls.service,
-        implementation: tracing
-          ? tracing.traceGrpc(
-              createRateLimitHandlers({ service: tracing.traceService(service, 'grpc'), timer, logger }),
-            )
-          : createRateLimitHandlers({ service, timer, logger }),
-      },
-      grpcHealth,
-    ],
   });
+  tls?.attach(grpc.setSecureContext);
   grpcHealth.setStatus('', 'SERVING');
   if (ports.shared !== 'joining')
     logger.warn({ address: `${settings.grpcHost}:${grpc.port}` }, 'gRPC server listening');
