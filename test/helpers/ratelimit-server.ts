@@ -27,6 +27,8 @@ export interface RatelimitServer {
   /** The same on a TCP connection of its own (with RATELIMIT_WORKERS, calls then spread over the decision units). */
   shouldRateLimitOnNewConnection(request: Partial<WireRequest>): Promise<WireResponse>;
   grpcHealth(service: string): Promise<string>;
+  /** The statuses `connections` new connections get (with RATELIMIT_WORKERS, from different decision units). */
+  grpcHealthOnNewConnections(service: string, connections: number): Promise<string[]>;
   stop(): Promise<number | null>;
   output(): string;
 }
@@ -191,6 +193,17 @@ export async function startRatelimitServer(
       }
     },
     grpcHealth: (service) => health.check(service),
+    grpcHealthOnNewConnections: (service, connections) =>
+      Promise.all(
+        Array.from({ length: connections }, async () => {
+          const own = createHealthClient(grpcAddress, { ownConnection: true });
+          try {
+            return await own.check(service);
+          } finally {
+            own.close();
+          }
+        }),
+      ),
     async stop() {
       client.close();
       health.close();

@@ -37,3 +37,18 @@ export function listenTcp(options: {
     );
   });
 }
+
+/**
+ * How a log line names a listener so that it can be opened: a wildcard host (0.0.0.0, ::) is
+ * shown as 127.0.0.1, with `interfaces: 'all'` beside it.
+ */
+export function listeningAt(
+  host: string,
+  port: number,
+  scheme = '',
+): { address: string; interfaces?: 'all' } {
+  const all = host === '0.0.0.0' || host === '::' || host === '';
+  const shown = all ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const address = `${scheme}${shown}:${port}${scheme === '' ? '' : '/'}`;
+  return all ? { address, interfaces: 'all' } : { address };
+}

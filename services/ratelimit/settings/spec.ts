@@ -42,6 +42,8 @@ export const ratelimitSettingsSpec = {
     'default',
     'the fleet: instances apply only configurations published under this key',
   ),
+  // CONFIG_TYPE=KAFKA: how long the follower may stay down (started again with backoff) before the process exits 1
+  configKafkaGiveUpMs: duration('CONFIG_KAFKA_GIVE_UP', '2m'),
   forceStartWithoutInitialConfig: bool('FORCE_START_WITHOUT_INITIAL_CONFIG', false),
   runtimeRoot: str(
     'RUNTIME_ROOT',

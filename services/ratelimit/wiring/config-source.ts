@@ -1,5 +1,6 @@
 // The configuration source CONFIG_TYPE names, started for one process, with the Kafka publisher of
 // what the runtime folder or the xDS server gives (CONFIG_KAFKA_PUBLISH).
+import type { Registry } from 'prom-client';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { createConfigLoader, type LoadFiles } from '../adapters/config/config-loader.ts';
@@ -9,6 +10,8 @@ import { createXdsConfigSource } from '../adapters/config/xds-source.ts';
 import type { StatsStore } from '../domain/stats.ts';
 import type { ConfigSource, SourcedConfig } from '../ports.ts';
 import type { RatelimitSettings } from '../settings/index.ts';
+import { createSupervisedFollower } from './config-follower.ts';
+import type { HealthSetter } from './messages.ts';
 
 /**
  * Starts the source: every configuration it loads (once) goes to `onConfig`, then to the publisher
@@ -22,6 +25,10 @@ export async function startConfigSource(options: {
   onConfig: (loaded: SourcedConfig) => void;
   /** loadConfig; tests count the loads through it. */
   loadFiles?: LoadFiles;
+  /** CONFIG_TYPE=KAFKA: where the follower's component_running goes (/metrics). */
+  registry?: Registry;
+  /** CONFIG_TYPE=KAFKA: where the follower's health (`ratelimit.config`) goes. */
+  health?: HealthSetter;
 }): Promise<void> {
   const { settings, logger, lifecycle } = options;
   const loader = createConfigLoader({ stats: options.stats, logger, loadFiles: options.loadFiles });
@@ -58,8 +65,16 @@ export async function startConfigSource(options: {
       loader,
     });
   } else {
-    name = 'config subscription';
-    source = kafka!.createSource(loader);
+    name = 'config follower';
+    source = createSupervisedFollower({
+      kafka: kafka!,
+      loader,
+      logger,
+      lifecycle,
+      registry: options.registry,
+      health: options.health ?? { setStatus: () => {} },
+      giveUpAfterMs: settings.configKafkaGiveUpMs,
+    });
   }
   lifecycle.onStop(name, () => source.stop());
   await source.start((loaded) => {

@@ -19,6 +19,7 @@ export async function runDecisionThread(start: ThreadStart): Promise<void> {
   const registry = unitRegistry();
   let unit: DecisionUnit | undefined;
   let pending: ConfigMessage | undefined = start.config;
+  const health = new Map(start.health);
   const apply = (message: ConfigMessage): void =>
     unit!.config.apply({
       config: configFromData(message.data),
@@ -39,6 +40,9 @@ export async function runDecisionThread(start: ThreadStart): Promise<void> {
       send({ rl: 'answer', id: message.id, value: unit?.lines(unitNumber) ?? [] });
     } else if (message.rl === 'listen') {
       listen(message);
+    } else if (message.rl === 'health') {
+      if (unit === undefined) health.set(message.service, message.status);
+      else unit.setHealth(message.service, message.status);
     } else {
       void lifecycle.stop('the instance stops').then((clean) => process.exit(clean ? 0 : 1));
     }
@@ -55,6 +59,7 @@ export async function runDecisionThread(start: ThreadStart): Promise<void> {
   try {
     unit = await startDecisionUnit({ settings, logger, lifecycle, stats, registry });
     if (pending !== undefined) apply(pending);
+    for (const [service, status] of health) unit.setHealth(service, status);
     await unit.ready();
   } catch (error) {
     return failed(error);

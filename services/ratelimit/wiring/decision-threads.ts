@@ -3,6 +3,7 @@
 // stats, replaced when one dies, all drained on stop.
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
+import type { ServingStatus } from '../../../shared/grpc.ts';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { moduleFile } from '../../../shared/module-file.ts';
@@ -30,6 +31,8 @@ export interface DecisionThreads {
   listen(ports: Ports): Promise<void>;
   /** Hands a configuration to every thread (and to each one started later). */
   apply(config: ConfigMessage): void;
+  /** Sets a gRPC health status in every thread (and in each one started later). */
+  setStatus(service: string, status: ServingStatus): void;
   /** Asks every listening thread; one that does not answer in time is left out. */
   ask(what: Question): Promise<Array<{ unit: number; value: unknown }>>;
 }
@@ -55,6 +58,7 @@ export function createDecisionThreads(options: {
   let nextUnit = 1;
   let nextQuestion = 0;
   let latest: ConfigMessage | undefined;
+  const health = new Map<string, ServingStatus>();
   let ports: Ports | undefined;
   let stopping = false;
   let replaceDelayMs = REPLACE_FIRST_DELAY_MS;
@@ -80,7 +84,7 @@ export function createDecisionThreads(options: {
 
   const spawn = (): void => {
     const unit = nextUnit++;
-    const workerData: ThreadStart = { settings, unit, config: latest };
+    const workerData: ThreadStart = { settings, unit, config: latest, health: [...health] };
     const thread: Thread = { unit, worker: new Worker(ENTRY, { workerData }), state: 'starting' };
     threads.add(thread);
     thread.worker.on('message', (message: unknown) => {
@@ -158,6 +162,10 @@ export function createDecisionThreads(options: {
     apply(config) {
       latest = config;
       for (const thread of threads) send(thread, config);
+    },
+    setStatus(service, status) {
+      health.set(service, status);
+      for (const thread of threads) send(thread, { rl: 'health', service, status });
     },
     async ask(what) {
       const listening = [...threads].filter((t) => t.state === 'listening');

@@ -5,6 +5,7 @@ import { getHeapStatistics } from 'node:v8';
 import { threadId } from 'node:worker_threads';
 import { Registry } from 'prom-client';
 import { systemClock } from '../../../shared/clock.ts';
+import type { ServingStatus } from '../../../shared/grpc.ts';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { createHealthMethods } from '../adapters/grpc/health-methods.ts';
@@ -27,6 +28,8 @@ export interface DecisionUnit {
   gauges(): Iterable<[string, number]>;
   /** Its /stats lines: its counters and gauges, and `ratelimit.worker.<number>.*` about itself. */
   lines(number: number): Array<[string, number]>;
+  /** Sets a status its gRPC health service answers (the instance's configuration follower's). */
+  setHealth(service: string, status: ServingStatus): void;
   /** Resolves with the first configuration in force, or at once with FORCE_START_WITHOUT_INITIAL_CONFIG. */
   ready(): Promise<void>;
   /** Opens the listeners (once). */
@@ -122,6 +125,7 @@ export async function startDecisionUnit(options: {
   return {
     config,
     gauges,
+    setHealth: (service, status) => grpcHealth.setStatus(service, status),
     lines(number) {
       const self = `ratelimit.worker.${number}`;
       return [

@@ -23,6 +23,13 @@ export async function runInstance(settings: RatelimitSettings, logger: Logger, l
     logger,
     lifecycle,
     stats,
+    registry,
+    health: {
+      setStatus(service, status) {
+        unit.setHealth(service, status);
+        threads.setStatus(service, status);
+      },
+    },
     onConfig(loaded) {
       unit.config.apply(loaded);
       const { config, source, mergeDomainConfig } = loaded;

@@ -9,7 +9,7 @@ import { grpcServerTls } from '../adapters/grpc/tls-credentials.ts';
 import { startUnaryServer } from '../adapters/grpc/unary-server.ts';
 import { createDebugHandler } from '../adapters/http/debug-server.ts';
 import { createHttpHandler, startHttpServer } from '../adapters/http/http-server.ts';
-import { ensurePortFree } from '../adapters/shared-port.ts';
+import { ensurePortFree, listeningAt } from '../adapters/shared-port.ts';
 import type { CallTimer } from '../adapters/telemetry/call-stats.ts';
 import type { HealthState } from '../adapters/telemetry/health.ts';
 import type { Tracing } from '../adapters/telemetry/tracing.ts';
@@ -80,7 +80,7 @@ export async function openDecisionListeners(options: {
   tls?.attach(grpc.setSecureContext);
   grpcHealth.setStatus('', 'SERVING');
   if (ports.shared !== 'joining')
-    logger.warn({ address: `${settings.grpcHost}:${grpc.port}` }, 'gRPC server listening');
+    logger.warn(listeningAt(settings.grpcHost, grpc.port), 'gRPC server listening');
   lifecycle.onStop('gRPC server', async () => {
     grpcHealth.shutdown();
     await grpc.stop(settings.shutdownDeadlineMs / 2);

@@ -1,6 +1,6 @@
 // What the main thread and the decision threads tell each other (structured clone: a configuration
 // travels as ConfigData, Maps included).
-
+import type { ServingStatus } from '../../../shared/grpc.ts';
 import type { ConfigData } from '../config/index.ts';
 import type { RatelimitSettings } from '../settings/index.ts';
 
@@ -12,6 +12,11 @@ export interface ConfigMessage {
   readonly mergeDomainConfig: boolean;
 }
 
+/** Where the instance puts a gRPC health status every decision unit answers. */
+export interface HealthSetter {
+  setStatus(service: string, status: ServingStatus): void;
+}
+
 /** What the instance reads from each of its decision units. */
 export type Question = 'stats' | 'metrics';
 
@@ -19,6 +24,7 @@ export type ToThread =
   | ConfigMessage
   | { readonly rl: 'ask'; readonly id: number; readonly what: Question }
   | { readonly rl: 'listen'; readonly httpPort: number; readonly grpcPort: number }
+  | { readonly rl: 'health'; readonly service: string; readonly status: ServingStatus }
   | { readonly rl: 'stop' };
 
 export type FromThread =
@@ -34,6 +40,8 @@ export interface ThreadStart {
   readonly unit: number;
   /** The configuration in force when it was started, if any. */
   readonly config: ConfigMessage | undefined;
+  /** The health statuses the instance set so far (the configuration follower's). */
+  readonly health: ReadonlyArray<readonly [string, ServingStatus]>;
 }
 
 const tagged = (message: unknown): message is { rl: string } =>
@@ -41,7 +49,11 @@ const tagged = (message: unknown): message is { rl: string } =>
 
 export const isToThread = (message: unknown): message is ToThread =>
   tagged(message) &&
-  (message.rl === 'config' || message.rl === 'ask' || message.rl === 'listen' || message.rl === 'stop');
+  (message.rl === 'config' ||
+    message.rl === 'ask' ||
+    message.rl === 'listen' ||
+    message.rl === 'health' ||
+    message.rl === 'stop');
 
 export const isFromThread = (message: unknown): message is FromThread =>
   tagged(message) && (message.rl === 'ready' || message.rl === 'listening' || message.rl === 'answer');

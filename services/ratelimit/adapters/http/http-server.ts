@@ -6,6 +6,7 @@ import { type HttpListener, startHttpListener } from '../../../../shared/http-li
 import type { Logger } from '../../../../shared/logger.ts';
 import type { RateLimitService } from '../../service.ts';
 import { fromWireRequest } from '../grpc/wire.ts';
+import { listeningAt } from '../shared-port.ts';
 import type { HealthState } from '../telemetry/health.ts';
 import { parseJsonRequest, toJsonResponse } from './json-codec.ts';
 
@@ -91,6 +92,6 @@ export async function startHttpServer(options: {
 }): Promise<RunningHttpServer> {
   const listener = await startHttpListener({ ...options, keepAliveTimeoutMs: 65_000, closeGraceMs: 2_000 });
   if (!options.quiet)
-    options.logger.warn({ address: `${options.host}:${listener.port}` }, `${options.name} listening`);
+    options.logger.warn(listeningAt(options.host, listener.port, 'http://'), `${options.name} listening`);
   return listener;
 }
