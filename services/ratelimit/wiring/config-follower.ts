@@ -26,6 +26,8 @@ export function createSupervisedFollower(options: {
   health: HealthSetter;
   /** CONFIG_KAFKA_GIVE_UP: how long the follower may stay down before the process gives up. */
   giveUpAfterMs: number;
+  /** How the process ends once the instance stopped after giving up (tests replace it). */
+  exit?: (code: number) => void;
 }): ConfigSource {
   const { kafka, loader, logger, lifecycle } = options;
   const supervisor = createSupervisor({
@@ -37,7 +39,8 @@ export function createSupervisedFollower(options: {
         { component: name, reason },
         'the configuration follower could not be started again; exiting',
       );
-      void lifecycle.stop(`${name} could not be restarted`).then(() => process.exit(1));
+      const exit = options.exit ?? ((code: number) => process.exit(code));
+      void lifecycle.stop(`${name} could not be restarted`).then(() => exit(1));
     },
   });
   let lastVersion: string | undefined;
