@@ -11,6 +11,8 @@ import { spawnService } from './service-process.ts';
 import { waitFor } from './wait-for.ts';
 
 export interface RatelimitServer {
+  /** The service's process (one for the whole instance). */
+  readonly pid: number;
   readonly httpPort: number;
   readonly grpcPort: number;
   readonly debugPort: number;
@@ -167,6 +169,7 @@ export async function startRatelimitServer(
   };
 
   const server: RatelimitServer = {
+    pid: service.child.pid!,
     httpPort,
     grpcPort,
     debugPort,

@@ -2,7 +2,7 @@
 // worker threads) behind the same gRPC and HTTP ports; one count across them (the shared Redis),
 // every configuration reaching every one of them, /stats and /metrics for the whole instance, a
 // thread that dies replaced, SIGTERM draining them all.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -95,6 +95,19 @@ describe('ratelimit with two decision units', () => {
     );
     // One instance applies one configuration, however many units hold it.
     expect(metrics).toMatch(/^ratelimit_config_version_info\{version="[0-9a-f]+",service="ratelimit"\} 1$/m);
+    // Every unit's response times in one histogram, and every unit's Redis round trips.
+    const count =
+      /^ratelimit_service_response_time_seconds_count\{grpc_method="ShouldRateLimit",service="ratelimit"\} (\d+)$/m.exec(
+        metrics,
+      );
+    expect(Number(count?.[1])).toBe(after.get(total));
+    expect(metrics).toMatch(
+      /^ratelimit_service_response_time_seconds_bucket\{le="\+Inf",grpc_method="ShouldRateLimit",service="ratelimit"\} \d+$/m,
+    );
+    const roundTrips = Number(
+      /^ratelimit_redis_round_trips\{service="ratelimit"\} (\d+)$/m.exec(metrics)?.[1],
+    );
+    expect(roundTrips).toBeGreaterThanOrEqual(seen.length);
   });
 
   it('a new configuration reaches every decision unit', async () => {
@@ -127,6 +140,18 @@ describe('ratelimit with two decision units', () => {
       expect(reply.statuses[0]!.current_limit?.requests_per_unit).toBe(1);
       return (perUnit(await statsOf(server), 'total_requests').get(replacement) ?? 0) > 0;
     });
+  });
+
+  it('runs as one process, started again with its node options and MALLOC_ARENA_MAX (same pid)', async () => {
+    const cmdline = (await readFile(`/proc/${server.pid}/cmdline`, 'utf8')).split('\0');
+    expect(cmdline).toEqual(expect.arrayContaining(['--max-semi-space-size=4', '--heap-growing-percent=20']));
+    expect((await readFile(`/proc/${server.pid}/environ`, 'utf8')).split('\0')).toContain(
+      'MALLOC_ARENA_MAX=2',
+    );
+    const threads = Number(
+      /^Threads:\s+(\d+)$/m.exec(await readFile(`/proc/${server.pid}/status`, 'utf8'))?.[1],
+    );
+    expect(threads).toBeGreaterThan(2);
   });
 
   it('SIGTERM drains every decision unit and the instance exits 0', async () => {

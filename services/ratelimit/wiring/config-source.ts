@@ -4,13 +4,10 @@ import type { Registry } from 'prom-client';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { createConfigLoader, type LoadFiles } from '../adapters/config/config-loader.ts';
-import { createFileConfigSource } from '../adapters/config/file-source.ts';
 import type { XdsClientOptions } from '../adapters/config/xds-client.ts';
-import { createXdsConfigSource } from '../adapters/config/xds-source.ts';
 import type { StatsStore } from '../domain/stats.ts';
 import type { ConfigSource, SourcedConfig } from '../ports.ts';
 import type { RatelimitSettings } from '../settings/index.ts';
-import { createSupervisedFollower } from './config-follower.ts';
 import type { HealthSetter } from './messages.ts';
 
 /**
@@ -43,8 +40,10 @@ export async function startConfigSource(options: {
 
   let source: ConfigSource;
   let name: string;
+  // Each source is loaded only when used: a FILE instance never loads grpc-js (xDS) or kafkajs.
   if (settings.configType === 'FILE') {
     name = 'file watch';
+    const { createFileConfigSource } = await import('../adapters/config/file-source.ts');
     source = createFileConfigSource({
       folder: {
         root: settings.runtimeRoot,
@@ -59,6 +58,7 @@ export async function startConfigSource(options: {
     });
   } else if (settings.configType === 'GRPC_XDS_SOTW') {
     name = 'xDS client';
+    const { createXdsConfigSource } = await import('../adapters/config/xds-source.ts');
     source = createXdsConfigSource({
       client: xdsClientOptions(settings, logger),
       mergeDomainConfig: settings.mergeDomainConfig,
@@ -66,6 +66,7 @@ export async function startConfigSource(options: {
     });
   } else {
     name = 'config follower';
+    const { createSupervisedFollower } = await import('./config-follower.ts');
     source = createSupervisedFollower({
       kafka: kafka!,
       loader,

@@ -5,7 +5,7 @@ import { createLifecycle } from '../../../shared/lifecycle.ts';
 import { createRatelimitLogger } from '../adapters/telemetry/logging.ts';
 import { configFromData } from '../config/from-data.ts';
 import { createStatsStore } from '../domain/stats.ts';
-import { type DecisionUnit, startDecisionUnit, unitRegistry } from './decision-unit.ts';
+import { type DecisionUnit, startDecisionUnit } from './decision-unit.ts';
 import { type ConfigMessage, type FromThread, isToThread, type ThreadStart } from './messages.ts';
 
 export async function runDecisionThread(start: ThreadStart): Promise<void> {
@@ -16,7 +16,6 @@ export async function runDecisionThread(start: ThreadStart): Promise<void> {
   });
   const lifecycle = createLifecycle({ logger, deadlineMs: settings.shutdownDeadlineMs });
   const stats = createStatsStore();
-  const registry = unitRegistry();
   let unit: DecisionUnit | undefined;
   let pending: ConfigMessage | undefined = start.config;
   const health = new Map(start.health);
@@ -33,11 +32,7 @@ export async function runDecisionThread(start: ThreadStart): Promise<void> {
       if (unit === undefined) pending = message;
       else apply(message);
     } else if (message.rl === 'ask') {
-      if (message.what === 'metrics') {
-        void registry.getMetricsAsJSON().then((value) => send({ rl: 'answer', id: message.id, value }));
-        return;
-      }
-      send({ rl: 'answer', id: message.id, value: unit?.lines(unitNumber) ?? [] });
+      if (unit !== undefined) send({ rl: 'answer', id: message.id, report: unit.report(unitNumber) });
     } else if (message.rl === 'listen') {
       listen(message);
     } else if (message.rl === 'health') {
@@ -57,7 +52,7 @@ export async function runDecisionThread(start: ThreadStart): Promise<void> {
     unit!.listen({ ...ports, shared: 'joining' }).then(() => send({ rl: 'listening' }), failed);
   };
   try {
-    unit = await startDecisionUnit({ settings, logger, lifecycle, stats, registry });
+    unit = await startDecisionUnit({ settings, logger, lifecycle, stats });
     if (pending !== undefined) apply(pending);
     for (const [service, status] of health) unit.setHealth(service, status);
     await unit.ready();

@@ -1,20 +1,14 @@
 // The instance's decision threads (node:worker_threads, each a decision unit listening on the
 // instance's ports): started with the configuration in force, handed every new one, asked for their
 // stats, replaced when one dies, all drained on stop.
-import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { ServingStatus } from '../../../shared/grpc.ts';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { moduleFile } from '../../../shared/module-file.ts';
 import type { RatelimitSettings } from '../settings/index.ts';
-import {
-  type ConfigMessage,
-  isFromThread,
-  type Question,
-  type ThreadStart,
-  type ToThread,
-} from './messages.ts';
+import type { UnitReport } from './decision-unit.ts';
+import { type ConfigMessage, isFromThread, type ThreadStart, type ToThread } from './messages.ts';
 
 const ENTRY = moduleFile(import.meta.url, '../decision-thread-main');
 const ASK_TIMEOUT_MS = 2_000;
@@ -33,8 +27,8 @@ export interface DecisionThreads {
   apply(config: ConfigMessage): void;
   /** Sets a gRPC health status in every thread (and in each one started later). */
   setStatus(service: string, status: ServingStatus): void;
-  /** Asks every listening thread; one that does not answer in time is left out. */
-  ask(what: Question): Promise<Array<{ unit: number; value: unknown }>>;
+  /** Every listening thread's report; one that does not answer in time is left out. */
+  reports(): Promise<UnitReport[]>;
 }
 
 type Ports = { readonly httpPort: number; readonly grpcPort: number };
@@ -54,7 +48,7 @@ export function createDecisionThreads(options: {
 }): DecisionThreads {
   const { logger, settings } = options;
   const threads = new Set<Thread>();
-  const waiting = new Map<number, (value: unknown) => void>();
+  const waiting = new Map<number, (report: UnitReport) => void>();
   let nextUnit = 1;
   let nextQuestion = 0;
   let latest: ConfigMessage | undefined;
@@ -90,7 +84,7 @@ export function createDecisionThreads(options: {
     thread.worker.on('message', (message: unknown) => {
       if (!isFromThread(message)) return;
       if (message.rl === 'answer') {
-        waiting.get(message.id)?.(message.value);
+        waiting.get(message.id)?.(message.report);
         return;
       }
       thread.state = message.rl;
@@ -130,27 +124,24 @@ export function createDecisionThreads(options: {
     await Promise.all(exits);
   });
 
-  const askOne = (thread: Thread, what: Question): Promise<{ unit: number; value: unknown } | undefined> =>
+  const reportOf = (thread: Thread): Promise<UnitReport | undefined> =>
     new Promise((answer) => {
       const id = nextQuestion++;
       const timer = setTimeout(() => {
         waiting.delete(id);
         answer(undefined);
       }, ASK_TIMEOUT_MS);
-      waiting.set(id, (value) => {
+      waiting.set(id, (report) => {
         clearTimeout(timer);
         waiting.delete(id);
-        answer({ unit: thread.unit, value });
+        answer(report);
       });
-      send(thread, { rl: 'ask', id, what });
+      send(thread, { rl: 'ask', id });
     });
 
   return {
     start() {
       if (options.count === 0) return Promise.resolve();
-      // V8 reads these as it makes each new heap: the threads' heaps get them, the main thread's keeps its own.
-      for (const flag of settings.decisionThreadV8Options.split(/\s+/).filter((f) => f !== ''))
-        setFlagsFromString(flag);
       for (let i = 0; i < options.count; i++) spawn();
       return waitFor('ready');
     },
@@ -167,9 +158,9 @@ export function createDecisionThreads(options: {
       health.set(service, status);
       for (const thread of threads) send(thread, { rl: 'health', service, status });
     },
-    async ask(what) {
+    async reports() {
       const listening = [...threads].filter((t) => t.state === 'listening');
-      const answers = await Promise.all(listening.map((t) => askOne(t, what)));
+      const answers = await Promise.all(listening.map(reportOf));
       return answers.filter((a) => a !== undefined);
     },
   };

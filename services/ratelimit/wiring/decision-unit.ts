@@ -3,7 +3,6 @@
 // configuration (the main thread loads them), so it never loads one itself.
 import { getHeapStatistics } from 'node:v8';
 import { threadId } from 'node:worker_threads';
-import { Registry } from 'prom-client';
 import { systemClock } from '../../../shared/clock.ts';
 import type { ServingStatus } from '../../../shared/grpc.ts';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
@@ -11,6 +10,7 @@ import type { Logger } from '../../../shared/logger.ts';
 import { createHealthMethods } from '../adapters/grpc/health-methods.ts';
 import { createCallTimer } from '../adapters/telemetry/call-stats.ts';
 import { createHealthState, type HealthComponent } from '../adapters/telemetry/health.ts';
+import type { ResponseTimes } from '../adapters/telemetry/response-times.ts';
 import { type ConfigInForce, createConfigInForce } from '../config-in-force.ts';
 import type { DecisionOptions } from '../domain/decision.ts';
 import { createOverLimitCache, type OverLimitCache } from '../domain/local-cache.ts';
@@ -26,8 +26,8 @@ export interface DecisionUnit {
   readonly config: ConfigInForce;
   /** Gauges for /stats and statsd (the local cache's). */
   gauges(): Iterable<[string, number]>;
-  /** Its /stats lines: its counters and gauges, and `ratelimit.worker.<number>.*` about itself. */
-  lines(number: number): Array<[string, number]>;
+  /** What the instance's /stats and /metrics sum: its stats lines (with `ratelimit.worker.<number>.*` about itself), Redis round trips, response times. */
+  report(number: number): UnitReport;
   /** Sets a status its gRPC health service answers (the instance's configuration follower's). */
   setHealth(service: string, status: ServingStatus): void;
   /** Resolves with the first configuration in force, or at once with FORCE_START_WITHOUT_INITIAL_CONFIG. */
@@ -36,14 +36,11 @@ export interface DecisionUnit {
   listen(ports: UnitPorts): Promise<{ grpcPort: number; httpPort: number }>;
 }
 
-/**
- * The Prometheus registry of a decision thread: its own series only (the process's, such as memory
- * and CPU, are the main thread's), summed by the main thread into the instance's /metrics.
- */
-export function unitRegistry(): Registry {
-  const registry = new Registry();
-  registry.setDefaultLabels({ service: 'ratelimit' });
-  return registry;
+/** A decision unit's figures, as plain data a thread hands over. */
+export interface UnitReport {
+  readonly lines: Array<[string, number]>;
+  readonly redisRoundTrips: number | undefined;
+  readonly responseTimes: ResponseTimes;
 }
 
 /** The decision options the settings give (LIMIT_RESPONSE_HEADERS_*, SHADOW_MODE, ...). */
@@ -69,7 +66,6 @@ export async function startDecisionUnit(options: {
   logger: Logger;
   lifecycle: Lifecycle;
   stats: StatsStore;
-  registry: Registry;
 }): Promise<DecisionUnit> {
   const { settings, logger, lifecycle, stats } = options;
   const localCache: OverLimitCache | undefined =
@@ -90,16 +86,7 @@ export async function startDecisionUnit(options: {
   });
 
   const counters = await connectCounterStore({ settings, logger, lifecycle, health });
-  const timingSinks = startStatsSinks({
-    settings,
-    logger,
-    lifecycle,
-    stats,
-    registry: options.registry,
-    configVersion: () => config.current()?.version,
-    redisRoundTrips: counters.roundTrips,
-    gauges,
-  });
+  const timing = await startStatsSinks({ settings, logger, lifecycle, stats, gauges });
 
   // Tracing (TRACING_ENABLED): loaded and wrapped around the decision path only when on.
   const tracing = settings.tracingEnabled
@@ -126,14 +113,18 @@ export async function startDecisionUnit(options: {
     config,
     gauges,
     setHealth: (service, status) => grpcHealth.setStatus(service, status),
-    lines(number) {
+    report(number) {
       const self = `ratelimit.worker.${number}`;
-      return [
-        ...statsLines(stats, gauges),
-        [`${self}.thread_id`, threadId],
-        [`${self}.heap_bytes`, getHeapStatistics().used_heap_size],
-        [`${self}.total_requests`, stats.counter(SERVICE_STATS.shouldRateLimitTotal).value],
-      ];
+      return {
+        lines: [
+          ...statsLines(stats, gauges),
+          [`${self}.thread_id`, threadId],
+          [`${self}.heap_bytes`, getHeapStatistics().used_heap_size],
+          [`${self}.total_requests`, stats.counter(SERVICE_STATS.shouldRateLimitTotal).value],
+        ],
+        redisRoundTrips: counters.roundTrips(),
+        responseTimes: timing.responseTimes.snapshot(),
+      };
     },
     async ready() {
       if (settings.forceStartWithoutInitialConfig) return;
@@ -149,7 +140,7 @@ export async function startDecisionUnit(options: {
         service,
         health,
         grpcHealth,
-        timer: createCallTimer('ShouldRateLimit', stats, timingSinks),
+        timer: createCallTimer('ShouldRateLimit', stats, timing.sinks),
         tracing,
       }),
   };

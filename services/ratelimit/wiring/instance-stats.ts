@@ -1,41 +1,62 @@
-// /stats and /metrics for the whole instance: every decision unit's counters and gauges summed, plus
-// each unit's own lines and the number that answered.
-import { AggregatorRegistry, type Registry } from 'prom-client';
-import type { DecisionThreads } from './decision-threads.ts';
+// /stats and /metrics for the whole instance: every decision unit's report summed (the counters and
+// gauges, Redis round trips, response times), plus each unit's own lines and the number that
+// answered. The Prometheus registry lives in the main thread only.
+import type { Registry } from 'prom-client';
+import { registerPrometheusStats } from '../adapters/telemetry/prometheus.ts';
+import { sumResponseTimes } from '../adapters/telemetry/response-times.ts';
+import { createStatsStore, type StatsStore, sumStatsLines } from '../domain/stats.ts';
+import type { UnitReport } from './decision-unit.ts';
 
 export interface InstanceStats {
-  /** Asks every decision thread for its lines (one that does not answer in time counts as none) and sums them. */
+  /** Asks every decision thread for its report (one that does not answer in time counts as none) and sums them. */
   collect(): Promise<Iterable<[string, number]>>;
-  /** The Prometheus text of the instance: the main thread's registry and every thread's, summed. */
+  /** The Prometheus text of the instance. */
   metrics(): Promise<string>;
 }
 
 export function createInstanceStats(options: {
-  /** The main thread's unit's lines. */
-  own: () => Iterable<[string, number]>;
+  /** The main thread's unit's report. */
+  own: () => UnitReport;
+  /** The decision threads' reports. */
+  threads: () => Promise<UnitReport[]>;
+  /** The main thread's registry (process metrics, the configuration follower's). */
   registry: Registry;
-  threads: DecisionThreads;
+  configVersion: () => string | undefined;
 }): InstanceStats {
+  const reports = async (): Promise<UnitReport[]> => [options.own(), ...(await options.threads())];
+  const sum = (all: readonly UnitReport[]): Map<string, number> => {
+    const sums = new Map<string, number>();
+    for (const report of all)
+      for (const [name, value] of report.lines) sums.set(name, (sums.get(name) ?? 0) + value);
+    sums.set('ratelimit.workers', all.length);
+    return sums;
+  };
+
+  // What the Prometheus collectors read: the sum as of the scrape under way.
+  let view: { stats: StatsStore; sums: Map<string, number>; all: UnitReport[] } = {
+    stats: createStatsStore(),
+    sums: new Map(),
+    all: [],
+  };
+  registerPrometheusStats({
+    registry: options.registry,
+    stats: () => view.stats,
+    configVersion: options.configVersion,
+    redisRoundTrips: () =>
+      view.all.some((r) => r.redisRoundTrips !== undefined)
+        ? view.all.reduce((n, r) => n + (r.redisRoundTrips ?? 0), 0)
+        : undefined,
+    gauges: () => [...view.sums].filter(([name]) => name.startsWith('ratelimit.localcache.')),
+    responseTimes: () => sumResponseTimes(view.all.map((r) => r.responseTimes)),
+  });
+
   return {
-    async collect() {
-      const answers = await options.threads.ask('stats');
-      const sums = new Map<string, number>();
-      const add = (lines: Iterable<[string, number]>): void => {
-        for (const [name, value] of lines) sums.set(name, (sums.get(name) ?? 0) + value);
-      };
-      add(options.own());
-      for (const { value } of answers) add(value as Array<[string, number]>);
-      sums.set('ratelimit.workers', 1 + answers.length);
-      return sums;
-    },
+    collect: async () => sum(await reports()),
     async metrics() {
-      const answers = await options.threads.ask('metrics');
-      if (answers.length === 0) return options.registry.metrics();
-      const all: object[] = [
-        await options.registry.getMetricsAsJSON(),
-        ...answers.map((a) => a.value as object),
-      ];
-      return AggregatorRegistry.aggregate(all).metrics();
+      const all = await reports();
+      const sums = sum(all);
+      view = { stats: sumStatsLines(sums), sums, all };
+      return options.registry.metrics();
     },
   };
 }

@@ -15,7 +15,7 @@ import { startDebugListener } from './listeners.ts';
 export async function runInstance(settings: RatelimitSettings, logger: Logger, lifecycle: Lifecycle) {
   const stats = createStatsStore();
   const registry = createMetricsRegistry('ratelimit');
-  const unit = await startDecisionUnit({ settings, logger, lifecycle, stats, registry });
+  const unit = await startDecisionUnit({ settings, logger, lifecycle, stats });
   const threadCount = settings.decisionUnits - 1;
   const threads = createDecisionThreads({ count: threadCount, settings, logger, lifecycle });
   await startConfigSource({
@@ -40,9 +40,10 @@ export async function runInstance(settings: RatelimitSettings, logger: Logger, l
   // Every unit ready before any listens: the instance answers on its ports with all its units.
   await threads.start();
   const instance = createInstanceStats({
-    own: () => unit.lines(0),
+    own: () => unit.report(0),
+    threads: () => threads.reports(),
     registry,
-    threads,
+    configVersion: () => unit.config.current()?.version,
   });
   await startDebugListener({
     settings,

@@ -3,6 +3,7 @@
 import type { ServingStatus } from '../../../shared/grpc.ts';
 import type { ConfigData } from '../config/index.ts';
 import type { RatelimitSettings } from '../settings/index.ts';
+import type { UnitReport } from './decision-unit.ts';
 
 /** A configuration as it is handed to a decision thread. */
 export interface ConfigMessage {
@@ -17,12 +18,10 @@ export interface HealthSetter {
   setStatus(service: string, status: ServingStatus): void;
 }
 
-/** What the instance reads from each of its decision units. */
-export type Question = 'stats' | 'metrics';
-
 export type ToThread =
   | ConfigMessage
-  | { readonly rl: 'ask'; readonly id: number; readonly what: Question }
+  /** For /stats and /metrics: the thread's report. */
+  | { readonly rl: 'ask'; readonly id: number }
   | { readonly rl: 'listen'; readonly httpPort: number; readonly grpcPort: number }
   | { readonly rl: 'health'; readonly service: string; readonly status: ServingStatus }
   | { readonly rl: 'stop' };
@@ -31,7 +30,7 @@ export type FromThread =
   /** Its counter store connected and a configuration in force: it can listen. */
   | { readonly rl: 'ready' }
   | { readonly rl: 'listening' }
-  | { readonly rl: 'answer'; readonly id: number; readonly value: unknown };
+  | { readonly rl: 'answer'; readonly id: number; readonly report: UnitReport };
 
 /** A decision thread's workerData: everything it needs to start. */
 export interface ThreadStart {
