@@ -1,0 +1,195 @@
+// The node:http2 gRPC server of the rate limit service, spoken to frame by frame: what the gRPC
+// HTTP/2 protocol asks of a server for every request it must refuse, deadlines, the status of a
+// failed method, and health Watch.
+import { type ClientHttp2Session, connect, type IncomingHttpHeaders } from 'node:http2';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHealthMethods } from '../../../../services/ratelimit/adapters/grpc/health-methods.ts';
+import { ProtobufError } from '../../../../services/ratelimit/adapters/grpc/protobuf-wire.ts';
+import { grpcFailure } from '../../../../services/ratelimit/adapters/grpc/rls-method.ts';
+import {
+  frame,
+  type RunningUnaryServer,
+  startUnaryServer,
+} from '../../../../services/ratelimit/adapters/grpc/unary-server.ts';
+import { AppError } from '../../../../shared/errors.ts';
+import { silentLogger } from '../../../../shared/logger.ts';
+
+interface Answer {
+  headers: IncomingHttpHeaders;
+  trailers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+const framed = (payload: number[], flag = 0): Buffer => {
+  const out = Buffer.alloc(5 + payload.length);
+  out[0] = flag;
+  out.writeUInt32BE(payload.length, 1);
+  Buffer.from(payload).copy(out, 5);
+  return out;
+};
+
+describe('the gRPC server on node:http2', () => {
+  let server: RunningUnaryServer;
+  let session: ClientHttp2Session;
+  const health = createHealthMethods();
+
+  const call = (path: string, body: Buffer | undefined, headers: Record<string, string> = {}) =>
+    new Promise<Answer>((resolve, reject) => {
+      const stream = session.request({
+        ':method': 'POST',
+        ':path': path,
+        'content-type': 'application/grpc',
+        te: 'trailers',
+        ...headers,
+      });
+      const answer: Answer = { headers: {}, trailers: {}, body: Buffer.alloc(0) };
+      stream.on('response', (h) => {
+        answer.headers = h;
+      });
+      stream.on('trailers', (t) => {
+        answer.trailers = t;
+      });
+      stream.on('data', (chunk: Buffer) => {
+        answer.body = Buffer.concat([answer.body, chunk]);
+      });
+      stream.on('end', () => resolve(answer));
+      stream.on('error', reject);
+      stream.end(body);
+    });
+  /** grpc-status and grpc-message, from the trailers or a trailers-only answer. */
+  const status = (answer: Answer) => {
+    const all = { ...answer.headers, ...answer.trailers };
+    return [Number(all['grpc-status']), decodeURI(String(all['grpc-message'] ?? ''))];
+  };
+
+  beforeAll(async () => {
+    health.setStatus('', 'SERVING');
+    server = await startUnaryServer({
+      host: '127.0.0.1',
+      port: 0,
+      reusePort: false,
+      unary: new Map([
+        ['/t.T/Echo', async (message: Buffer) => frame(Buffer.concat([Buffer.alloc(5), message]))],
+        [
+          '/t.T/Slow',
+          () => new Promise<Buffer>((resolve) => setTimeout(() => resolve(frame(Buffer.alloc(5))), 300)),
+        ],
+        [
+          '/t.T/Refuse',
+          async () => {
+            throw new AppError('INVALID_ARGUMENT', 'domain must not be empty: ünï');
+          },
+        ],
+        [
+          '/t.T/Bug',
+          async () => {
+            throw new TypeError('x is undefined');
+          },
+        ],
+        [
+          '/t.T/Garbled',
+          async () => {
+            throw new ProtobufError('truncated varint');
+          },
+        ],
+        ...health.unary,
+      ]),
+      streaming: health.streaming,
+      failure: grpcFailure(silentLogger),
+      maxMessageBytes: 16,
+      maxConnectionAgeMs: 0,
+      maxConnectionAgeGraceMs: 0,
+      logger: silentLogger,
+    });
+    session = connect(`http://127.0.0.1:${server.port}`);
+  });
+  afterAll(async () => {
+    session?.close();
+    await server?.stop(1_000);
+  });
+
+  it('answers a message with the message, then grpc-status 0 in the trailers', async () => {
+    const answer = await call('/t.T/Echo', framed([1, 2, 3]));
+    expect(answer.headers[':status']).toBe(200);
+    expect(answer.headers['content-type']).toBe('application/grpc');
+    expect([...answer.body]).toEqual([0, 0, 0, 0, 3, 1, 2, 3]);
+    expect(answer.trailers['grpc-status']).toBe('0');
+  });
+
+  it.each([
+    ['/t.T/Nope', framed([]), {}, [12, 'The server does not implement the method /t.T/Nope']],
+    [
+      '/t.T/Echo',
+      framed([]),
+      { 'grpc-encoding': 'gzip' },
+      [12, 'Compression algorithm gzip is not supported'],
+    ],
+    ['/t.T/Echo', framed([1], 1), {}, [13, 'a compressed message was sent without grpc-encoding']],
+    ['/t.T/Echo', undefined, {}, [13, 'the request carries no message']],
+    [
+      '/t.T/Echo',
+      Buffer.concat([framed([1]), framed([2])]),
+      {},
+      [13, 'the request carries other than one message'],
+    ],
+    ['/t.T/Echo', framed(new Array(17).fill(1)), {}, [8, 'Received message larger than max (17 vs. 16)']],
+    ['/t.T/Refuse', framed([]), {}, [3, 'domain must not be empty: ünï']],
+    ['/t.T/Bug', framed([]), {}, [13, 'internal error']],
+    ['/t.T/Garbled', framed([]), {}, [13, 'Error parsing request: truncated varint']],
+    ['/t.T/Slow', framed([]), { 'grpc-timeout': '50m' }, [4, 'Deadline exceeded']],
+  ])('%s %j %j answers %j', async (path, body, headers, expected) => {
+    const answer = await call(path, body, headers as Record<string, string>);
+    expect(status(answer)).toEqual(expected);
+    expect(answer.body.length).toBe(0);
+  });
+
+  it('says which encoding it takes when it refuses a compressed call', async () => {
+    const answer = await call('/t.T/Echo', framed([]), { 'grpc-encoding': 'gzip' });
+    expect(answer.headers['grpc-accept-encoding']).toBe('identity');
+  });
+
+  it('answers a call without a deadline or within it', async () => {
+    expect(status(await call('/t.T/Slow', framed([]), { 'grpc-timeout': '5S' }))).toEqual([0, '']);
+  });
+
+  it('refuses another method than POST (405) and another content type than gRPC (415)', async () => {
+    expect((await call('/t.T/Echo', undefined, { ':method': 'GET' })).headers[':status']).toBe(405);
+    expect((await call('/t.T/Echo', framed([]), { 'content-type': 'text/plain' })).headers[':status']).toBe(
+      415,
+    );
+  });
+
+  it('serves grpc.health.v1 Check, NOT_FOUND for a service it does not know', async () => {
+    const request = [0x0a, 0x00];
+    const answer = await call('/grpc.health.v1.Health/Check', framed(request));
+    expect([...answer.body]).toEqual([0, 0, 0, 0, 2, 0x08, 1]); // SERVING
+    const unknown = await call('/grpc.health.v1.Health/Check', framed([0x0a, 1, 0x78]));
+    expect(status(unknown)).toEqual([5, "unknown service 'x'"]);
+  });
+
+  it('streams health changes to Watch, and ends the stream with status 0 on shutdown', async () => {
+    const messages: number[] = [];
+    const ended = new Promise<Answer>((resolve, reject) => {
+      const stream = session.request({
+        ':method': 'POST',
+        ':path': '/grpc.health.v1.Health/Watch',
+        'content-type': 'application/grpc',
+      });
+      const answer: Answer = { headers: {}, trailers: {}, body: Buffer.alloc(0) };
+      stream.on('trailers', (t) => {
+        answer.trailers = t;
+      });
+      stream.on('data', (chunk: Buffer) => {
+        for (let at = 0; at < chunk.length; at += 7) messages.push(chunk[at + 6]!);
+        if (messages.length === 1) health.setStatus('', 'NOT_SERVING');
+        if (messages.length === 2) health.setStatus('', 'SERVING');
+        if (messages.length === 3) health.shutdown();
+      });
+      stream.on('end', () => resolve(answer));
+      stream.on('error', reject);
+      stream.end(framed([0x0a, 0x00]));
+    });
+    expect((await ended).trailers['grpc-status']).toBe('0');
+    expect(messages).toEqual([1, 2, 1, 2]); // SERVING, NOT_SERVING, SERVING, NOT_SERVING at shutdown
+  });
+});
