@@ -27,10 +27,10 @@ type AxisKernels =
   | { kind: 'categorical'; logTable: Float64Array[]; table: Float64Array[] };
 
 /**
- * Scott's-rule factor of the product kernels. Optuna uses 0.2; 0.1 keeps the good group's
- * kernels tighter and beat 0.2 on every anchor problem (bench:suggest, 20 seeds).
+ * Scott's-rule factor of the product kernels. Optuna 3 used 0.2; with the good group weighted by
+ * rank (./tpe-core.ts) 0.07 beat 0.035, 0.05, 0.1 and 0.15 on Branin and Hartmann-6 (20 seeds).
  */
-const MULTIVARIATE_BANDWIDTH = 0.1;
+const MULTIVARIATE_BANDWIDTH = 0.07;
 const TINY = 1e-300;
 
 /** `points` with their `weights` (same length, not normalised); the prior kernel is added last. */
@@ -115,13 +115,16 @@ export function buildParzen(
   };
 }
 
-/** Optuna's univariate bandwidth: the larger gap to a neighbour, the prior at 0.5 counting as one. */
+/**
+ * Optuna 5.0's univariate bandwidth: the larger gap to a neighbour among the observations (the
+ * prior at 0.5 no longer counts as one, as it did in Optuna 3: that widened the kernels near the
+ * centre and cost Hartmann-6 a third of its regret).
+ */
 function neighbourSigmas(values: readonly number[]): Float64Array {
-  const withPrior = [...values, 0.5];
-  const order = withPrior.map((_, i) => i).sort((a, b) => withPrior[a]! - withPrior[b]! || a - b);
-  const sorted = [0, ...order.map((i) => withPrior[i]!), 1];
+  const order = values.map((_, i) => i).sort((a, b) => values[a]! - values[b]! || a - b);
+  const sorted = [0, ...order.map((i) => values[i]!), 1];
   const m = order.length;
-  const sigma = new Float64Array(withPrior.length);
+  const sigma = new Float64Array(values.length);
   for (let j = 0; j < m; j++) {
     let gap = Math.max(sorted[j + 1]! - sorted[j]!, sorted[j + 2]! - sorted[j + 1]!);
     // The cube's edges are not neighbours (Optuna's consider_endpoints=False).
@@ -129,7 +132,7 @@ function neighbourSigmas(values: readonly number[]): Float64Array {
     if (m >= 2 && j === m - 1) gap = sorted[m]! - sorted[m - 1]!;
     sigma[order[j]!] = gap;
   }
-  return sigma.subarray(0, values.length);
+  return sigma;
 }
 
 function categoricalKernels(choices: number, values: readonly number[], priorWeight: number): AxisKernels {
