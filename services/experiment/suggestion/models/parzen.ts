@@ -18,7 +18,6 @@ export interface ParzenOptions {
 
 export interface Parzen {
   sampleJoint(rng: Rng): number[];
-  logDensityAxis(axis: number, value: number): number;
   logDensityJoint(point: Encoded): number;
 }
 
@@ -74,21 +73,29 @@ export function buildParzen(
     return truncatedNormal(kernel.mu[k]!, kernel.sigma[k]!, rng);
   };
 
-  const logKernel = (d: number, k: number, value: number, cell: readonly [number, number]): number => {
-    const kernel = kernels[d]!;
-    if (kernel.kind === 'categorical') return kernel.logTable[k]![value]!;
-    const mu = kernel.mu[k]!;
-    const sigma = kernel.sigma[k]!;
-    const density =
-      cell[0] === cell[1]
-        ? normalLogPdf((value - mu) / sigma) - Math.log(sigma)
-        : Math.log(Math.max(TINY, massBetween(cell[0], cell[1], mu, sigma)));
-    return density - kernel.logMass[k]!;
-  };
+  // log σ per numeric kernel, computed once: the joint density below is the hot loop of TPE.
+  const logSigmas = kernels.map((kernel) =>
+    kernel.kind === 'numeric' ? kernel.sigma.map(Math.log) : new Float64Array(0),
+  );
+  const terms = new Float64Array(components);
 
-  const cellOf = (d: number, value: number): readonly [number, number] => {
-    const axis = axes[d]!;
-    return axis.kind === 'numeric' ? axis.cellOf(value) : [value, value];
+  /** Adds axis d's log kernel values at `value` to terms[k], for every component k. */
+  const addAxis = (d: number, value: number): void => {
+    const kernel = kernels[d]!;
+    if (kernel.kind === 'categorical') {
+      for (let k = 0; k < components; k++) terms[k]! += kernel.logTable[k]![value]!;
+      return;
+    }
+    const { mu, sigma, logMass } = kernel;
+    const [lo, hi] = kernel.axis.cellOf(value);
+    if (lo === hi) {
+      const logSigma = logSigmas[d]!;
+      for (let k = 0; k < components; k++)
+        terms[k]! += normalLogPdf((value - mu[k]!) / sigma[k]!) - logSigma[k]! - logMass[k]!;
+      return;
+    }
+    for (let k = 0; k < components; k++)
+      terms[k]! += Math.log(Math.max(TINY, massBetween(lo, hi, mu[k]!, sigma[k]!))) - logMass[k]!;
   };
 
   return {
@@ -96,20 +103,9 @@ export function buildParzen(
       const k = sampleIndex(linearWeights, rng.next());
       return axes.map((_, d) => sampleFrom(d, k, rng));
     },
-    logDensityAxis: (d, value) => {
-      const cell = cellOf(d, value);
-      const terms = new Float64Array(components);
-      for (let k = 0; k < components; k++) terms[k] = logWeights[k]! + logKernel(d, k, value, cell);
-      return logSumExp(terms);
-    },
     logDensityJoint: (point) => {
-      const cells = point.map((value, d) => cellOf(d, value));
-      const terms = new Float64Array(components);
-      for (let k = 0; k < components; k++) {
-        let sum = logWeights[k]!;
-        for (let d = 0; d < axes.length; d++) sum += logKernel(d, k, point[d]!, cells[d]!);
-        terms[k] = sum;
-      }
+      terms.set(logWeights);
+      for (let d = 0; d < axes.length; d++) addAxis(d, point[d]!);
       return logSumExp(terms);
     },
   };
