@@ -114,7 +114,7 @@ function propose(
 ): number[] {
   const names = acquisitionsFor(options.acqFunc);
   const pool = features.candidates(RANDOM_CANDIDATES, centres, LOCAL_CANDIDATES_PER_CENTRE, rng);
-  const predictions = pool.map((c) => model.predict(features.vector(c)));
+  const predictions = model.predictMany(pool.map((c) => features.vector(c)));
   // The refinements of the hedge's three acquisitions start from the same few candidates and
   // retrace the same compass steps: each point is predicted once per call.
   const predicted = new Map<string, { mean: number; sd: number }>();
