@@ -316,7 +316,7 @@ function report(results: readonly Outcome[]): void {
     );
   if (untuned.length && results.length)
     show(
-      'Untuned problems (no change was tuned on them; Optuna 5.0 measured by bench/suggest/optuna-untuned.py)',
+      'Untuned problems (no change was tuned on them; Optuna 5.0 measured by bench/suggest/optuna5.py)',
       qualityTable(results, untuned, algorithms, batches),
     );
   if (blocking.length) print(`\nA model fit and other calls on the same server\n${blocking.join('\n')}`);
