@@ -149,7 +149,13 @@ describe.each([['sqlite'], ['postgres']] as const)('DBManager on %s', (store) =>
     const trial = uniqueName('trial');
     const entry = log('2021-03-04T05:06:07Z', 'loss', '0.123456789');
     // ~45 bytes a log on the wire: 400,000 logs are over 16 MiB.
-    const error = await rejection(report(db, trial, Array.from({ length: 400_000 }, () => entry)));
+    const error = await rejection(
+      report(
+        db,
+        trial,
+        Array.from({ length: 400_000 }, () => entry),
+      ),
+    );
     expect(error.code).toBe(status.RESOURCE_EXHAUSTED);
     expect(error.details).toMatch(/^Received message larger than max \(\d+ vs 16777216\)$/);
     expect(await read(trial)).toEqual([]);

@@ -65,6 +65,39 @@ export interface ObservationQuery {
   readonly to?: string;
 }
 
+/** A trial's curves reduced for a chart of `columns` columns. */
+export interface CurveQuery {
+  readonly trialName: string;
+  /** `undefined` = every metric of the trial that has a numeric value. */
+  readonly metricName?: string;
+  /** Inclusive bounds, normalized; `undefined` = the series' first (last) point. */
+  readonly from?: string;
+  readonly to?: string;
+  /** How many columns the chart has (1 or more). */
+  readonly columns: number;
+}
+
+/**
+ * One metric's curve as a chart of `columns` columns draws it: per column (`origin + k * columnMs`,
+ * epoch ms) its first, lowest, highest and last point, so the lowest and highest of every column are
+ * always there. Only numeric values count (a value that is no finite decimal is not drawn).
+ */
+export interface MetricCurve {
+  readonly metricName: string;
+  /** Numeric points of the whole series, their time span (epoch ms) and range. */
+  readonly points: number;
+  readonly firstMs: number;
+  readonly lastMs: number;
+  readonly minValue: number;
+  readonly maxValue: number;
+  readonly origin: number;
+  readonly columnMs: number;
+  /** How many points the columns stand for (those of the range, and of its edge columns). */
+  readonly pointsInColumns: number;
+  /** `[ms, value]` in time order; milliseconds carry the microseconds as their fraction. */
+  readonly data: readonly (readonly [number, number])[];
+}
+
 /**
  * Where observation logs are kept (Katib's `observation_logs` table). Failures are `AppError`s:
  * `UNAVAILABLE` (retriable) when the store cannot be reached or is closed, `INTERNAL` when it
@@ -83,6 +116,11 @@ export interface ObservationStore {
    * nothing matching, gives `[]`.
    */
   query(query: ObservationQuery): Promise<MetricLogRow[]>;
+  /**
+   * The trial's curves, a few points per column whatever the number of logs, from a summary the store
+   * keeps as logs are applied; metrics in name order. An unknown trial or metric gives `[]`.
+   */
+  curves(query: CurveQuery): Promise<MetricCurve[]>;
   /** The trial's latest recorded status; `undefined` when none was recorded. */
   trialStatus(trialName: string): Promise<TrialStatusRecord | undefined>;
   /** Whether the store holds anything of the trial: a log or a status. */
