@@ -177,6 +177,44 @@ export interface TrialWithObjective extends TrialView {
   readonly objectivePoints: number;
 }
 
+/** What a trials table sorts by: one of the trial's columns or a parameter's value. */
+export type TrialSort =
+  | { readonly column: 'order' | 'name' | 'condition' | 'bestObjective' }
+  | { readonly parameter: string };
+
+/** One page of an experiment's trials, sorted and filtered where the data is. */
+export interface TrialPageQuery {
+  readonly offset: number;
+  readonly limit: number;
+  readonly sort: TrialSort;
+  /**
+   * Descending instead of ascending. Either way a trial without the value (no objective yet, no such
+   * parameter) comes last, numbers sort as numbers and before text, and ties keep the trials' order.
+   */
+  readonly descending: boolean;
+  /** Only trials shown with this condition (`EARLYSTOPPED`, ...); undefined = every one. */
+  readonly condition?: string;
+  /** Only trials whose name contains this, ignoring ASCII case; undefined = every one. */
+  readonly nameContains?: string;
+}
+
+export interface TrialPage {
+  /** Trials that pass the filters (all pages). */
+  readonly total: number;
+  readonly trials: TrialWithObjective[];
+}
+
+/** Every trial of an experiment in a few columns (in the trials' order): what its charts draw. */
+export interface TrialSummary {
+  readonly names: string[];
+  readonly conditions: string[];
+  readonly best: (number | null)[];
+  /** Every parameter any trial has, sorted. */
+  readonly parameters: string[];
+  /** Per parameter (in `parameters`' order), each trial's value as given; '' when it has none. */
+  readonly values: string[][];
+}
+
 /**
  * The read model of experiments and trials (kept by the persistence consumer, read by the web
  * side). Failures are `AppError`s: `UNAVAILABLE` when the database cannot answer or is closed.
@@ -185,8 +223,10 @@ export interface ReadModel {
   /** Every experiment, the most recently updated first. */
   experiments(): Promise<ExperimentView[]>;
   experiment(name: string): Promise<ExperimentView | undefined>;
-  /** The experiment's trials in order, with their best objective; `[]` for an unknown experiment. */
-  trials(experiment: string): Promise<TrialWithObjective[]>;
+  /** One page of the experiment's trials; an unknown experiment has none. */
+  trialPage(experiment: string, query: TrialPageQuery): Promise<TrialPage>;
+  /** The experiment's trials in columns; empty for an unknown experiment. */
+  trialSummary(experiment: string): Promise<TrialSummary>;
   trial(name: string): Promise<TrialView | undefined>;
   /** Names of the experiment's trials (for a live stream's filter). */
   trialNames(experiment: string): Promise<string[]>;
