@@ -1,6 +1,7 @@
 // The read model's trial queries: a trial's status comes from the observation store's
 // trial_statuses and its best objective from the store's metric_series (both kept in the batch that
-// writes the logs), so sorting, filtering and paging all happen in one SQL statement.
+// writes the logs). A page is found in one statement that joins, over the experiment's trials, only
+// what its sort and filters need; the page's rows then get the rest by id.
 import type {
   Assignment,
   ReadModel,
@@ -13,6 +14,7 @@ import type {
 import type { Sql } from './read-model-sql.ts';
 
 interface TrialRow {
+  id: number | string;
   name: string;
   experiment: string;
   assignments: string;
@@ -21,16 +23,14 @@ interface TrialRow {
   message: string;
   status_at_ms: number | string | null;
   created_at_ms: number | string;
-  ord: number | string;
   best: number | null;
   points: number | string | null;
-  total?: number | string;
 }
 
-const toTrial = (r: TrialRow): TrialWithObjective => ({
+const toTrial = (r: TrialRow, order: number): TrialWithObjective => ({
   name: r.name,
   experiment: r.experiment,
-  order: Number(r.ord),
+  order,
   assignments: JSON.parse(r.assignments) as Assignment[],
   condition: r.condition,
   reason: r.reason,
@@ -41,76 +41,106 @@ const toTrial = (r: TrialRow): TrialWithObjective => ({
   objectivePoints: Number(r.points ?? 0),
 });
 
+/** The objective's column of metric_series: max when maximizing, min when minimizing, else the latest. */
+const bestColumn = (objectiveType: string) =>
+  objectiveType === 'MAXIMIZE'
+    ? 'm.max_value'
+    : objectiveType === 'MINIMIZE'
+      ? 'm.min_value'
+      : 'm.last_value';
+
 export function trialQueries(
   sql: Sql,
   p: string,
 ): Pick<ReadModel, 'trialPage' | 'trialSummary' | 'trial' | 'trialNames'> {
   const { dialect } = sql;
   const T = `${p}read_trials`;
-  // Each trial with its order in the experiment, shown condition and best objective: $1 is the
-  // experiment; the rest of the parameters are the caller's.
-  const ordered = (extra = '') => `SELECT t.id, t.name, t.experiment, t.assignments,
-      COALESCE(s.condition, t.condition) AS condition, COALESCE(s.reason, '') AS reason,
-      COALESCE(s.message, '') AS message, s.changed_at_ms AS status_at_ms, t.created_at_ms,
-      row_number() OVER (ORDER BY t.id) AS ord,
-      CASE e.objective_type WHEN 'MAXIMIZE' THEN m.max_value WHEN 'MINIMIZE' THEN m.min_value
-        ELSE m.last_value END AS best,
-      m.points AS points${extra}
-    FROM ${T} t
-    LEFT JOIN ${p}trial_statuses s ON s.trial_name = t.name
-    LEFT JOIN ${p}read_experiments e ON e.name = t.experiment
-    LEFT JOIN ${p}metric_series m ON m.trial_name = t.name AND m.metric_name = e.objective_metric
-    WHERE t.experiment = $1`;
-  const columns = `o.name, o.experiment, o.assignments, o.condition, o.reason, o.message, o.status_at_ms,
-    o.created_at_ms, o.ord, o.best, o.points`;
+  const statusJoin = `LEFT JOIN ${p}trial_statuses s ON s.trial_name = t.name`;
+  // $2 is the objective metric in every statement that joins it.
+  const seriesJoin = `LEFT JOIN ${p}metric_series m ON m.trial_name = t.name AND m.metric_name = $2`;
+  const objective = async (experiment: string) =>
+    (
+      await sql.all<{ objective_metric: string; objective_type: string }>(
+        `SELECT objective_metric, objective_type FROM ${p}read_experiments WHERE name = $1`,
+        [experiment],
+      )
+    )[0] ?? { objective_metric: '', objective_type: '' };
+  /** Trials of experiment $1 with every column, the objective metric being $2. */
+  const details = (objectiveType: string, where: string) =>
+    `SELECT t.id, t.name, t.experiment, t.assignments, COALESCE(s.condition, t.condition) AS condition,
+       COALESCE(s.reason, '') AS reason, COALESCE(s.message, '') AS message, s.changed_at_ms AS status_at_ms,
+       t.created_at_ms, ${bestColumn(objectiveType)} AS best, m.points AS points
+     FROM ${T} t ${statusJoin} ${seriesJoin} WHERE t.experiment = $1 AND ${where}`;
 
   const trialPage = async (experiment: string, q: TrialPageQuery): Promise<TrialPage> => {
+    const { objective_metric: metric, objective_type: type } = await objective(experiment);
     const dir = q.descending ? 'DESC' : 'ASC';
-    const params: unknown[] = [
-      experiment,
-      q.condition ?? '',
-      likePattern(q.nameContains ?? ''),
-      q.limit,
-      q.offset,
-    ];
+    const sort = 'parameter' in q.sort ? 'parameter' : q.sort.column;
+    const params: unknown[] = [experiment];
+    /** The placeholder of a new parameter. */
+    const bind = (value: unknown) => `$${params.push(value)}`;
     // A missing value comes last either way; numbers before text; ties in the trials' order.
     const last = (value: string) => `(${value} IS NULL) ASC, ${value} ${dir}`;
-    let extra = '';
-    let order: string;
-    if ('parameter' in q.sort) {
-      params.push(q.sort.parameter);
-      extra = `, ${dialect.parameterValue('t.assignments', '$6')} AS pv`;
-      order = `${last(dialect.number('o.pv'))}, ${last(dialect.binary('o.pv'))}`;
-    } else
-      order = {
-        order: `o.ord ${dir}`,
-        name: `${dialect.binary('o.name')} ${dir}`,
-        condition: `${dialect.binary('o.condition')} ${dir}`,
-        bestObjective: last('o.best'),
-      }[q.sort.column];
-    const rows = await sql.all<TrialRow>(
-      `SELECT ${columns}, count(*) OVER () AS total FROM (${ordered(extra)}) o
-       WHERE ($2 = '' OR o.condition = $2) AND ($3 = '%%' OR lower(o.name) LIKE $3 ESCAPE '\\')
-       ORDER BY ${order}, o.ord LIMIT $4 OFFSET $5`,
+    const keys = ['t.id', 't.name', 'row_number() OVER (ORDER BY t.id) AS ord'];
+    const joins: string[] = [];
+    if (q.condition !== undefined || sort === 'condition') {
+      keys.push('COALESCE(s.condition, t.condition) AS condition');
+      joins.push(statusJoin);
+    }
+    if (sort === 'bestObjective') {
+      keys.push(`${bestColumn(type)} AS best`);
+      joins.push(
+        `LEFT JOIN ${p}metric_series m ON m.trial_name = t.name AND m.metric_name = ${bind(metric)}`,
+      );
+    }
+    if ('parameter' in q.sort)
+      keys.push(`${dialect.parameterValue('t.assignments', bind(q.sort.parameter))} AS pv`);
+    const order = {
+      order: `k.ord ${dir}`,
+      name: `${dialect.binary('k.name')} ${dir}`,
+      condition: `${dialect.binary('k.condition')} ${dir}`,
+      bestObjective: last('k.best'),
+      parameter: `${last(dialect.number('k.pv'))}, ${last(dialect.binary('k.pv'))}`,
+    }[sort];
+    const filters = [
+      ...(q.condition === undefined ? [] : [`k.condition = ${bind(q.condition)}`]),
+      ...(q.nameContains === undefined
+        ? []
+        : [`lower(k.name) LIKE ${bind(likePattern(q.nameContains))} ESCAPE '\\'`]),
+    ];
+    const page = await sql.all<{ id: number | string; ord: number | string; total: number | string }>(
+      `SELECT k.id, k.ord, count(*) OVER () AS total
+       FROM (SELECT ${keys.join(', ')} FROM ${T} t ${joins.join(' ')} WHERE t.experiment = $1) k
+       ${filters.length > 0 ? `WHERE ${filters.join(' AND ')}` : ''}
+       ORDER BY ${order}, k.ord LIMIT ${bind(q.limit)} OFFSET ${bind(q.offset)}`,
       params,
     );
-    if (rows.length > 0) return { total: Number(rows[0]!.total), trials: rows.map(toTrial) };
-    // Past the last page: the count alone.
-    const counted = await sql.all<{ n: number | string }>(
-      `SELECT count(*) AS n FROM (${ordered()}) o
-       WHERE ($2 = '' OR o.condition = $2) AND ($3 = '%%' OR lower(o.name) LIKE $3 ESCAPE '\\')`,
-      params.slice(0, 3),
+    if (page.length === 0) {
+      if (q.offset === 0) return { total: 0, trials: [] };
+      // Past the last page: the count alone.
+      return { total: (await trialPage(experiment, { ...q, offset: 0, limit: 1 })).total, trials: [] };
+    }
+    const ids = page.map((r) => Number(r.id));
+    const rows = await sql.all<TrialRow>(
+      details(type, `t.id IN (${ids.map((_, i) => `$${i + 3}`).join(', ')})`),
+      [experiment, metric, ...ids],
     );
-    return { total: Number(counted[0]?.n ?? 0), trials: [] };
+    const byId = new Map(rows.map((r) => [Number(r.id), r]));
+    return {
+      total: Number(page[0]!.total),
+      trials: page.map((r) => toTrial(byId.get(Number(r.id))!, Number(r.ord))),
+    };
   };
 
   return {
     trialPage,
 
     trialSummary: async (experiment): Promise<TrialSummary> => {
+      const { objective_metric: metric, objective_type: type } = await objective(experiment);
       const rows = await sql.all<Pick<TrialRow, 'name' | 'condition' | 'best' | 'assignments'>>(
-        `SELECT o.name, o.condition, o.best, o.assignments FROM (${ordered()}) o ORDER BY o.ord`,
-        [experiment],
+        `SELECT t.name, COALESCE(s.condition, t.condition) AS condition, ${bestColumn(type)} AS best, t.assignments
+         FROM ${T} t ${statusJoin} ${seriesJoin} WHERE t.experiment = $1 ORDER BY t.id`,
+        [experiment, metric],
       );
       const assignments = rows.map((r) => JSON.parse(r.assignments) as Assignment[]);
       const parameters = [...new Set(assignments.flatMap((a) => a.map((x) => x.name)))].sort();
@@ -127,16 +157,23 @@ export function trialQueries(
     },
 
     trial: async (name) => {
-      const found = await sql.all<{ experiment: string }>(`SELECT experiment FROM ${T} WHERE name = $1`, [
-        name,
-      ]);
+      const found = await sql.all<{ experiment: string; id: number | string }>(
+        `SELECT experiment, id FROM ${T} WHERE name = $1`,
+        [name],
+      );
       if (!found[0]) return undefined;
-      const rows = await sql.all<TrialRow>(`SELECT ${columns} FROM (${ordered()}) o WHERE o.name = $2`, [
-        found[0].experiment,
-        name,
-      ]);
-      if (!rows[0]) return undefined;
-      const { bestObjective: _, objectivePoints: __, ...trial } = toTrial(rows[0]);
+      const { experiment, id } = found[0];
+      const { objective_metric: metric, objective_type: type } = await objective(experiment);
+      const rows = await sql.all<TrialRow>(details(type, 't.name = $3'), [experiment, metric, name]);
+      const before = await sql.all<{ n: number | string }>(
+        `SELECT count(*) AS n FROM ${T} WHERE experiment = $1 AND id <= $2`,
+        [experiment, id],
+      );
+      const {
+        bestObjective: _,
+        objectivePoints: __,
+        ...trial
+      } = toTrial(rows[0]!, Number(before[0]?.n ?? 0));
       return trial satisfies TrialView;
     },
 

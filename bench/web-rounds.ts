@@ -1,0 +1,161 @@
+/// <reference lib="dom" />
+// One round of the web bench in Debian's headless chromium: open the experiment page, sort its
+// trials by objective, open the long trial's page, zoom into its curve, then report a burst of
+// points and wait until the open chart has them. Each step's time and its longest main-thread task.
+import type { Browser, Page } from 'puppeteer-core';
+
+export interface Round {
+  experimentMs: number;
+  experimentLongest: number;
+  experimentParts: string;
+  rows: number;
+  sortMs: number;
+  sortLongest: number;
+  trialMs: number;
+  trialLongest: number;
+  trialParts: string;
+  pointsDrawn: number;
+  zoomMs: number;
+  liveMs: number;
+  liveLongest: number;
+}
+
+interface Watched {
+  longest: number;
+}
+
+/** A fresh tab that records the longest main-thread task from its first script on. */
+async function openTab(browser: Browser): Promise<Page> {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 800 });
+  await page.evaluateOnNewDocument(() => {
+    const w = globalThis as unknown as Watched;
+    w.longest = 0;
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) w.longest = Math.max(w.longest, e.duration);
+    }).observe({ type: 'longtask', buffered: true });
+  });
+  return page;
+}
+
+/** Runs `step`, then gives the page a moment to finish what it queued; its time and longest task. */
+async function timed(page: Page, step: () => Promise<unknown>): Promise<{ ms: number; longest: number }> {
+  await page.evaluate(() => {
+    (globalThis as unknown as Watched).longest = 0;
+  });
+  const started = performance.now();
+  await step();
+  const ms = performance.now() - started;
+  // Work the step left behind (progressive chart drawing) still counts against the longest task.
+  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
+  return { ms, longest: await page.evaluate(() => (globalThis as unknown as Watched).longest) };
+}
+
+const measures = (page: Page, prefix: string) =>
+  page.evaluate(
+    (p) =>
+      performance
+        .getEntriesByType('measure')
+        .filter((m) => m.name.startsWith(p))
+        .map((m) => `${m.name.slice(p.length)} ${m.duration.toFixed(0)} ms`)
+        .join(', '),
+    prefix,
+  );
+
+const ready = (page: Page) =>
+  page.waitForFunction(() => document.querySelector('main')?.dataset.ready !== undefined, {
+    timeout: 120_000,
+  });
+
+export async function runRound(options: {
+  browser: Browser;
+  base: string;
+  experiment: string;
+  longTrial: string;
+  /** Sends `n` new points of the long trial's metric `loss` (through the gateway). */
+  report: (n: number) => Promise<void>;
+  burst: number;
+}): Promise<Round> {
+  const { browser, base } = options;
+  const page = await openTab(browser);
+  const load = async (p: Page, hash: string) => {
+    const started = performance.now();
+    await p.goto(`${base}/${hash}`);
+    await ready(p);
+    const ms = performance.now() - started;
+    await p.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
+    return { ms, longest: await p.evaluate(() => (globalThis as unknown as Watched).longest) };
+  };
+  const experiment = await load(page, `#/experiment/${encodeURIComponent(options.experiment)}`);
+  const experimentParts = await measures(page, 'experiment: ');
+  const rows = await page.$$eval('#trials tbody tr', (r) => r.length);
+  const sort = await timed(page, async () => {
+    await page.click('button[data-sort="bestObjective"]');
+    await page.waitForFunction(
+      () =>
+        document
+          .querySelector('button[data-sort="bestObjective"]')
+          ?.closest('th')
+          ?.getAttribute('aria-sort') === 'ascending',
+    );
+  });
+  await page.close();
+
+  const tab = await openTab(browser);
+  const trial = await load(tab, `#/trial/${encodeURIComponent(options.longTrial)}`);
+  const trialParts = await measures(tab, 'trial: ');
+  const chartData = (key: string) =>
+    tab.$eval(
+      '.metric-chart[data-metric="loss"]',
+      (e, k) => (e as HTMLElement).dataset[k as string] ?? '',
+      key,
+    );
+  const pointsDrawn = Number(await chartData('drawn'));
+  const shown = Number(await chartData('points'));
+  // Zoom into a tenth in the middle, as a wheel or the slider would.
+  const zoom = await timed(tab, async () => {
+    await tab.evaluate(() => {
+      const e = (
+        globalThis as unknown as {
+          echarts: { getInstanceByDom(el: Element): { dispatchAction(a: unknown): void } };
+        }
+      ).echarts;
+      e.getInstanceByDom(document.querySelector('.metric-chart[data-metric="loss"]')!).dispatchAction({
+        type: 'dataZoom',
+        start: 45,
+        end: 55,
+      });
+    });
+    await tab.waitForFunction(
+      () => (document.querySelector('.metric-chart[data-metric="loss"]') as HTMLElement).dataset.zoom !== '',
+      { timeout: 30_000 },
+    );
+  });
+  const live = await timed(tab, async () => {
+    await options.report(options.burst);
+    await tab.waitForFunction(
+      (n) =>
+        Number((document.querySelector('.metric-chart[data-metric="loss"]') as HTMLElement).dataset.points) >=
+        n,
+      { timeout: 60_000 },
+      shown + options.burst,
+    );
+  });
+  await tab.close();
+  return {
+    experimentMs: experiment.ms,
+    experimentLongest: experiment.longest,
+    experimentParts,
+    rows,
+    sortMs: sort.ms,
+    sortLongest: sort.longest,
+    trialMs: trial.ms,
+    trialLongest: trial.longest,
+    trialParts,
+    pointsDrawn,
+    // The zoom waits 150 ms for the wheel to settle before it asks: that pause is not counted.
+    zoomMs: zoom.ms - 150,
+    liveMs: live.ms,
+    liveLongest: live.longest,
+  };
+}
