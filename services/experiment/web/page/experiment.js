@@ -181,40 +181,50 @@ export async function experimentView(name) {
       <dt>Early stopping</dt><dd id="rules">${rulesText(e.rules)}</dd>`;
   };
 
-  const load = async (first) => {
-    if (first) performance.mark('experiment:fetch');
-    const [nextSummary] = await Promise.all([
-      getJson(`/api/experiments/${enc(name)}/summary`),
-      loadPage().catch((error) => {
-        if (error.name !== 'AbortError') throw error;
-      }),
-    ]);
-    summary = nextSummary;
-    if (first) performance.mark('experiment:table');
+  /** The summary again: facts, filters, the table's columns and both charts. */
+  const showSummary = async () => {
     renderFacts();
     renderFilters();
     if (page) renderTable();
-    if (first) performance.mark('experiment:charts');
     // Each chart in a task of its own, after the table is painted.
     await nextFrame();
     timed('objective chart', () => drawObjective(objectiveChart, summary));
     await nextFrame();
     timed('parallel chart', () => drawParallel(parallelChart, summary));
   };
-  await load(true);
+  const ignoreAbort = (error) => {
+    if (error.name !== 'AbortError') throw error;
+  };
+
+  performance.mark('experiment:fetch');
+  [summary] = await Promise.all([
+    getJson(`/api/experiments/${enc(name)}/summary`),
+    loadPage().catch(ignoreAbort),
+  ]);
+  performance.mark('experiment:table');
+  performance.mark('experiment:charts');
+  await showSummary();
   // Where the time of showing an experiment goes (read by bench/web.ts).
   performance.measure('experiment: fetch and parse', 'experiment:fetch', 'experiment:table');
-  performance.measure('experiment: table', 'experiment:table', 'experiment:charts');
   performance.measure('experiment: charts', 'experiment:charts');
 
-  // New trials, observations, statuses and rules: reload at most twice a second, and once more a
-  // little later (the persistence worker may apply an event after the stream delivered it).
+  // New trials, observations, statuses and rules: the table's page at most twice a second, the
+  // summary (every trial) every two seconds, and both once more a little later (the persistence
+  // worker may apply an event after the stream delivered it).
   let trailing;
-  const reload = throttle(() => load(false).catch(() => undefined), 500);
+  const reloadPage = throttle(() => loadPage().catch(() => undefined), 500);
+  const reloadSummary = throttle(async () => {
+    summary = await getJson(`/api/experiments/${enc(name)}/summary`).catch(() => summary);
+    await showSummary();
+  }, 2_000);
   const refresh = () => {
     clearTimeout(trailing);
-    trailing = setTimeout(reload, 2_500);
-    reload();
+    trailing = setTimeout(() => {
+      reloadPage();
+      reloadSummary();
+    }, 2_500);
+    reloadPage();
+    reloadSummary();
   };
   onLeave(() => clearTimeout(trailing));
   stream(`/api/experiments/${enc(name)}/stream`, {
@@ -232,6 +242,20 @@ function timed(what, draw) {
   performance.measure(`experiment: ${what}`, { start: started, end: performance.now() });
 }
 
+/**
+ * [order, objective] pairs for a scatter; many of them as one flat typed array, which the chart
+ * reads without an object per point.
+ */
+function points(pairs) {
+  if (pairs.length <= 2_000) return pairs;
+  const flat = new Float64Array(pairs.length * 2);
+  for (const [i, [x, y]] of pairs.entries()) {
+    flat[2 * i] = x;
+    flat[2 * i + 1] = y;
+  }
+  return flat;
+}
+
 /** Each trial's best objective by its order, early-stopped ones apart, and the best so far. */
 function drawObjective(c, summary) {
   const { experiment, names, conditions, best } = summary;
@@ -239,26 +263,32 @@ function drawObjective(c, summary) {
   const minimize = experiment.objectiveType === 'MINIMIZE';
   const trials = [];
   const stopped = [];
+  /** Each series' trials (indexes into the summary), for the tooltip. */
+  const of = [[], []];
   // The best so far only where it changes (and at the end): a step line needs no more.
   const bestSoFar = [];
   let top = null;
   for (let i = 0; i < names.length; i++) {
     const v = best[i];
     if (v === null) continue;
-    (conditions[i] === 'EARLYSTOPPED' ? stopped : trials).push([i + 1, v, i]);
+    const early = conditions[i] === 'EARLYSTOPPED';
+    (early ? stopped : trials).push([i + 1, v]);
+    of[early ? 1 : 0].push(i);
     if (top === null || (minimize ? v < top : v > top)) {
       top = v;
       bestSoFar.push([i + 1, v]);
     }
   }
   if (top !== null && bestSoFar.at(-1)[0] !== names.length) bestSoFar.push([names.length, top]);
+  // Large mode (one path for all symbols) whatever the count.
+  const scatter = { type: 'scatter', large: true, largeThreshold: 0, dimensions: ['trial', objective] };
   c.setOption(
     {
       tooltip: {
         trigger: 'item',
         formatter: (p) =>
           p.seriesType === 'scatter'
-            ? `${esc(names[p.value[2]])}<br>${esc(objective)}: ${fmt(p.value[1])}`
+            ? `${esc(names[of[p.seriesIndex][p.dataIndex]])}<br>${esc(objective)}: ${fmt(p.value[1])}`
             : `best so far: ${fmt(p.value[1])}`,
       },
       legend: { top: 0 },
@@ -267,15 +297,14 @@ function drawObjective(c, summary) {
       yAxis: { type: 'value', name: objective, scale: true },
       dataZoom: [{ type: 'inside' }],
       series: [
-        { name: 'trial', type: 'scatter', symbolSize: 7, large: true, data: trials },
+        { ...scatter, name: 'trial', symbolSize: 7, data: points(trials) },
         {
+          ...scatter,
           name: 'early stopped',
-          type: 'scatter',
           symbol: 'diamond',
           symbolSize: 10,
-          large: true,
           itemStyle: { color: '#b42318' },
-          data: stopped,
+          data: points(stopped),
         },
         {
           name: 'best so far',

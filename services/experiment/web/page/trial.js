@@ -188,10 +188,12 @@ export async function trialView(name) {
   const { curves } = await getJson(`/api/trials/${enc(name)}/curves?columns=${columns}`);
   performance.mark('trial:add');
   renderRules();
-  for (const reduced of curves) metricOf(reduced.metricName, reduced);
   if (curves.length === 0) container.innerHTML = '<p class="empty">No observation yet.</p>';
   performance.mark('trial:draw');
-  for (const m of state.metrics.values()) {
+  // A chart made, then drawn, each in a task of its own.
+  for (const reduced of curves) {
+    const m = metricOf(reduced.metricName, reduced);
+    await nextFrame();
     draw(m);
     await nextFrame();
   }
