@@ -280,8 +280,14 @@ function drawObjective(c, summary) {
     }
   }
   if (top !== null && bestSoFar.at(-1)[0] !== names.length) bestSoFar.push([names.length, top]);
-  // Large mode (one path for all symbols) whatever the count.
-  const scatter = { type: 'scatter', large: true, largeThreshold: 0, dimensions: ['trial', objective] };
+  // Large mode (one path for all symbols) whatever the count; never for no point (ECharts 6 throws).
+  const scatter = (pairs) => ({
+    type: 'scatter',
+    large: pairs.length > 0,
+    largeThreshold: 0,
+    dimensions: ['trial', objective],
+    data: points(pairs),
+  });
   c.setOption(
     {
       tooltip: {
@@ -297,14 +303,13 @@ function drawObjective(c, summary) {
       yAxis: { type: 'value', name: objective, scale: true },
       dataZoom: [{ type: 'inside' }],
       series: [
-        { ...scatter, name: 'trial', symbolSize: 7, data: points(trials) },
+        { ...scatter(trials), name: 'trial', symbolSize: 7 },
         {
-          ...scatter,
+          ...scatter(stopped),
           name: 'early stopped',
           symbol: 'diamond',
           symbolSize: 10,
           itemStyle: { color: '#b42318' },
-          data: points(stopped),
         },
         {
           name: 'best so far',
