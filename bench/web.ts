@@ -56,8 +56,8 @@ async function post(method: string, body: unknown): Promise<void> {
     });
     if (res.ok) return;
     const text = await res.text();
-    if (res.status !== 503 || attempt === 5) throw new Error(`${method}: ${res.status} ${text}`);
-    await new Promise((r) => setTimeout(r, 500 * attempt));
+    if (res.status !== 503 || attempt === 30) throw new Error(`${method}: ${res.status} ${text}`);
+    await new Promise((r) => setTimeout(r, Math.min(2_000, 250 * attempt)));
   }
 }
 const getJson = async (path: string) => (await fetch(`${base}${path}`)).json();
@@ -122,7 +122,7 @@ async function setUp(experiment: string, trials: number, points: number) {
   );
   // The long trial: its points in reports of 10,000.
   const long = trialName(0);
-  await inParallel(Math.ceil(points / 10_000), 4, (k) =>
+  await inParallel(Math.ceil(points / 10_000), 2, (k) =>
     post('DBManager/ReportObservationLog', {
       trialName: long,
       observationLog: {

@@ -56,7 +56,7 @@ export async function experimentView(name) {
   main.innerHTML = `<h1>${esc(name)}</h1><dl class="facts" id="facts"></dl>
     <div class="grid">
       <section><h2 id="objective-title">Objective by trial</h2><div class="chart" id="objective-chart" role="img" aria-labelledby="objective-title"></div></section>
-      <section><h2 id="parallel-title">Parameters against the objective</h2><div class="chart" id="parallel-chart" role="img" aria-labelledby="parallel-title"></div></section>
+      <section><h2 id="parallel-title">Parameters against the objective</h2><p class="note" id="parallel-note"></p><div class="chart" id="parallel-chart" role="img" aria-labelledby="parallel-title parallel-note"></div></section>
     </div>
     <h2>Trials <span id="trial-count" class="badge"></span> <a href="/api/experiments/${enc(name)}/trials?format=csv">CSV</a></h2>
     <form class="filters" id="trial-filters" role="search" aria-label="Filter the trials">
@@ -188,7 +188,9 @@ export async function experimentView(name) {
     if (page) renderTable();
     // Each chart in a task of its own, after the table is painted.
     await nextFrame();
-    timed('objective chart', () => drawObjective(objectiveChart, summary));
+    const addTrials = timed('objective chart', () => drawObjective(objectiveChart, summary));
+    await nextFrame();
+    timed('objective points', addTrials);
     await nextFrame();
     timed('parallel chart', () => drawParallel(parallelChart, summary));
   };
@@ -238,8 +240,9 @@ export async function experimentView(name) {
 /** Runs `draw` under a measure of its own (read by bench/web.ts). */
 function timed(what, draw) {
   const started = performance.now();
-  draw();
+  const result = draw();
   performance.measure(`experiment: ${what}`, { start: started, end: performance.now() });
+  return result;
 }
 
 /**
@@ -256,7 +259,10 @@ function points(pairs) {
   return flat;
 }
 
-/** Each trial's best objective by its order, early-stopped ones apart, and the best so far. */
+/**
+ * Each trial's best objective by its order, early-stopped ones apart, and the best so far. Draws
+ * all but the trials' points, and returns what adds them (a task of its own: there may be many).
+ */
 function drawObjective(c, summary) {
   const { experiment, names, conditions, best } = summary;
   const objective = experiment.objectiveMetric || 'objective';
@@ -303,7 +309,7 @@ function drawObjective(c, summary) {
       yAxis: { type: 'value', name: objective, scale: true },
       dataZoom: [{ type: 'inside' }],
       series: [
-        { ...scatter(trials), name: 'trial', symbolSize: 7 },
+        { ...scatter([]), name: 'trial', symbolSize: 7 },
         {
           ...scatter(stopped),
           name: 'early stopped',
@@ -323,9 +329,29 @@ function drawObjective(c, summary) {
     },
     { notMerge: true },
   );
+  return () => c.setOption({ series: [{ ...scatter(trials), name: 'trial', symbolSize: 7 }] });
 }
 
-/** One line per trial with an objective, across its parameters and the objective. */
+/** Lines drawn at most: past that many, lines stop telling trials apart and cost a frame each. */
+const MAX_LINES = 2_000;
+
+/**
+ * The trials with an objective that the parallel coordinates draw: all of them up to MAX_LINES;
+ * past that, the best half of MAX_LINES and the others evenly spaced in trial order.
+ */
+function linesOf(best, maximize) {
+  const all = [];
+  for (let t = 0; t < best.length; t++) if (best[t] !== null) all.push(t);
+  if (all.length <= MAX_LINES) return { chosen: all, total: all.length };
+  const ranked = [...all].sort((a, b) => (maximize ? best[b] - best[a] : best[a] - best[b]) || a - b);
+  const top = new Set(ranked.slice(0, MAX_LINES / 2));
+  const rest = all.filter((t) => !top.has(t));
+  const step = rest.length / (MAX_LINES / 2);
+  const sample = Array.from({ length: MAX_LINES / 2 }, (_, k) => rest[Math.floor(k * step)]);
+  return { chosen: [...top, ...sample].sort((a, b) => a - b), total: all.length };
+}
+
+/** One line per trial with an objective (or a summary of them), across its parameters and the objective. */
 function drawParallel(c, summary) {
   const { experiment, parameters, values, best } = summary;
   const objective = experiment.objectiveMetric || 'objective';
@@ -336,12 +362,16 @@ function drawParallel(c, summary) {
       : { dim: i, name: p, type: 'category', data: [...new Set(values[i])] },
   );
   axes.push({ dim: parameters.length, name: objective, type: 'value', scale: true });
+  const { chosen, total } = linesOf(best, experiment.objectiveType === 'MAXIMIZE');
+  document.getElementById('parallel-note').textContent =
+    chosen.length < total
+      ? `${chosen.length.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} trials: the best ${(MAX_LINES / 2).toLocaleString('en-US')} and others evenly spread`
+      : '';
   const lines = [];
   let lo = Number.POSITIVE_INFINITY;
   let hi = Number.NEGATIVE_INFINITY;
-  for (let t = 0; t < best.length; t++) {
+  for (const t of chosen) {
     const v = best[t];
-    if (v === null) continue;
     lo = Math.min(lo, v);
     hi = Math.max(hi, v);
     const line = parameters.map((_, i) => (numeric[i] ? Number(values[i][t]) : values[i][t]));
