@@ -130,24 +130,28 @@ describe('the web page, with a Python grpcio client running an experiment', () =
     expect(rows.filter((r) => r.condition === 'SUCCEEDED')).toHaveLength(TRIALS - 1);
     expect(await page.$eval('#rules', (e) => e.textContent)).toMatch(/^accuracy LESS [\d.]+ from step 3$/);
     // Both charts drew: objective by trial (the stopped trial in its own series) and parallel coordinates.
-    const charts = await page.evaluate(() => {
-      const e = (
-        globalThis as unknown as { echarts: { getInstanceByDom(el: Element): { getOption(): ChartOption } } }
-      ).echarts;
-      const objective = e.getInstanceByDom(document.getElementById('objective-chart')!).getOption();
-      const parallel = e.getInstanceByDom(document.getElementById('parallel-chart')!).getOption();
-      return {
-        stopped: objective.series[1]?.data.length,
-        trials: objective.series[0]?.data.length,
-        axes: parallel.parallelAxis.map((a) => a.name),
-        lines: parallel.series[0]?.data.length,
-      };
-    });
-    expect(charts).toEqual({
-      stopped: 1,
-      trials: TRIALS - 1,
-      axes: ['lr', 'momentum', 'accuracy'],
-      lines: TRIALS,
+    // They follow the summary, reloaded at most every two seconds.
+    const charts = () =>
+      page.evaluate(() => {
+        const e = (
+          globalThis as unknown as {
+            echarts: { getInstanceByDom(el: Element): { getOption(): ChartOption } };
+          }
+        ).echarts;
+        const objective = e.getInstanceByDom(document.getElementById('objective-chart')!).getOption();
+        const parallel = e.getInstanceByDom(document.getElementById('parallel-chart')!).getOption();
+        return {
+          stopped: objective.series[1]?.data.length,
+          trials: objective.series[0]?.data.length,
+          axes: parallel.parallelAxis.map((a) => a.name),
+          lines: parallel.series[0]?.data.length,
+        };
+      });
+    const expected = { stopped: 1, trials: TRIALS - 1, axes: ['lr', 'momentum', 'accuracy'], lines: TRIALS };
+    await waitFor('both charts with every trial', async () =>
+      JSON.stringify(await charts()) === JSON.stringify(expected) ? true : undefined,
+    ).catch(async (error: Error) => {
+      expect(await charts(), error.message).toEqual(expected);
     });
 
     // Sortable from the keyboard: Tab to the "Best objective" header button, Enter sorts.
