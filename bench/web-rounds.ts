@@ -7,17 +7,22 @@ import type { Browser, Page } from 'puppeteer-core';
 export interface Round {
   experimentMs: number;
   experimentLongest: number;
+  /** CPU time of the longest task by CPU (a shared machine's other work inflates the wall time). */
+  experimentCpu: number;
   experimentParts: string;
   rows: number;
   sortMs: number;
   sortLongest: number;
+  sortCpu: number;
   trialMs: number;
   trialLongest: number;
+  trialCpu: number;
   trialParts: string;
   pointsDrawn: number;
   zoomMs: number;
   liveMs: number;
   liveLongest: number;
+  liveCpu: number;
 }
 
 interface Watched {
@@ -38,17 +43,47 @@ async function openTab(browser: Browser): Promise<Page> {
   return page;
 }
 
-/** Runs `step`, then gives the page a moment to finish what it queued; its time and longest task. */
-async function timed(page: Page, step: () => Promise<unknown>): Promise<{ ms: number; longest: number }> {
+interface TraceEvent {
+  name: string;
+  ph: string;
+  pid: number;
+  tid: number;
+  tdur?: number;
+  args?: { name?: string };
+}
+
+/** The longest main-thread task of the page's renderer by CPU time, in ms, from a Chrome trace. */
+function longestCpu(trace: Uint8Array | undefined): number {
+  if (!trace) return Number.NaN;
+  const events = (JSON.parse(Buffer.from(trace).toString('utf8')) as { traceEvents: TraceEvent[] })
+    .traceEvents;
+  const main = new Set(
+    events
+      .filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain')
+      .map((e) => `${e.pid}:${e.tid}`),
+  );
+  let longest = 0;
+  for (const e of events)
+    if (e.ph === 'X' && e.name === 'ThreadControllerImpl::RunTask' && main.has(`${e.pid}:${e.tid}`))
+      longest = Math.max(longest, (e.tdur ?? 0) / 1000);
+  return longest;
+}
+
+/**
+ * Runs `step` under a trace, then gives the page a moment to finish what it queued (progressive
+ * chart drawing still counts); its time, its longest task and that task's CPU time.
+ */
+async function timed(page: Page, step: () => Promise<unknown>) {
   await page.evaluate(() => {
     (globalThis as unknown as Watched).longest = 0;
   });
+  await page.tracing.start({ categories: ['toplevel', 'disabled-by-default-devtools.timeline'] });
   const started = performance.now();
   await step();
   const ms = performance.now() - started;
-  // Work the step left behind (progressive chart drawing) still counts against the longest task.
   await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
-  return { ms, longest: await page.evaluate(() => (globalThis as unknown as Watched).longest) };
+  const cpu = longestCpu(await page.tracing.stop());
+  return { ms, longest: await page.evaluate(() => (globalThis as unknown as Watched).longest), cpu };
 }
 
 const measures = (page: Page, prefix: string) =>
@@ -78,13 +113,13 @@ export async function runRound(options: {
 }): Promise<Round> {
   const { browser, base } = options;
   const page = await openTab(browser);
+  /** Opens the page from about:blank, so that the trace holds the whole load. */
   const load = async (p: Page, hash: string) => {
-    const started = performance.now();
-    await p.goto(`${base}/${hash}`);
-    await ready(p);
-    const ms = performance.now() - started;
-    await p.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
-    return { ms, longest: await p.evaluate(() => (globalThis as unknown as Watched).longest) };
+    await p.goto('about:blank');
+    return timed(p, async () => {
+      await p.goto(`${base}/${hash}`);
+      await ready(p);
+    });
   };
   const experiment = await load(page, `#/experiment/${encodeURIComponent(options.experiment)}`);
   const experimentParts = await measures(page, 'experiment: ');
@@ -145,17 +180,21 @@ export async function runRound(options: {
   return {
     experimentMs: experiment.ms,
     experimentLongest: experiment.longest,
+    experimentCpu: experiment.cpu,
     experimentParts,
     rows,
     sortMs: sort.ms,
     sortLongest: sort.longest,
+    sortCpu: sort.cpu,
     trialMs: trial.ms,
     trialLongest: trial.longest,
+    trialCpu: trial.cpu,
     trialParts,
     pointsDrawn,
     // The zoom waits 150 ms for the wheel to settle before it asks: that pause is not counted.
     zoomMs: zoom.ms - 150,
     liveMs: live.ms,
     liveLongest: live.longest,
+    liveCpu: live.cpu,
   };
 }
