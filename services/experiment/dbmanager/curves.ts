@@ -54,14 +54,27 @@ export interface SeriesSummary {
 export interface PendingSeries {
   readonly trialName: string;
   readonly metricName: string;
-  summary: SeriesSummary;
+  readonly summary: SeriesSummary;
+  readonly times: string[];
+  readonly values: number[];
+}
+
+interface Accumulator {
+  readonly trialName: string;
+  readonly metricName: string;
+  points: number;
+  minValue: number;
+  maxValue: number;
+  firstTime: string;
+  lastTime: string;
+  lastValue: number;
   readonly times: string[];
   readonly values: number[];
 }
 
 /** The numeric points of a batch's reports per series; a delete forgets what came before it. */
 export function createCurveBatch() {
-  const series = new Map<string, Map<string, PendingSeries>>();
+  const series = new Map<string, Map<string, Accumulator>>();
   return {
     add(trialName: string, logs: readonly MetricLogRow[]): void {
       let ofTrial = series.get(trialName);
@@ -72,53 +85,57 @@ export function createCurveBatch() {
           ofTrial = new Map();
           series.set(trialName, ofTrial);
         }
-        const pending = ofTrial.get(log.metricName);
-        if (!pending) {
-          const summary = pointSummary(log.time, value);
-          ofTrial.set(log.metricName, {
+        let a = ofTrial.get(log.metricName);
+        if (!a) {
+          a = {
             trialName,
             metricName: log.metricName,
-            summary,
-            times: [log.time],
-            values: [value],
-          });
-          continue;
+            points: 0,
+            minValue: value,
+            maxValue: value,
+            firstTime: log.time,
+            lastTime: log.time,
+            lastValue: value,
+            times: [],
+            values: [],
+          };
+          ofTrial.set(log.metricName, a);
         }
-        pending.summary = mergeSummaries(pending.summary, pointSummary(log.time, value));
-        pending.times.push(log.time);
-        pending.values.push(value);
+        // Counted in place: a batch may hold millions of points.
+        a.points++;
+        if (value < a.minValue) a.minValue = value;
+        if (value > a.maxValue) a.maxValue = value;
+        if (log.time < a.firstTime) a.firstTime = log.time;
+        if (log.time >= a.lastTime) {
+          a.lastTime = log.time;
+          a.lastValue = value;
+        }
+        a.times.push(log.time);
+        a.values.push(value);
       }
     },
     forget(trialName: string): void {
       series.delete(trialName);
     },
     pending(): PendingSeries[] {
-      return [...series.values()].flatMap((ofTrial) => [...ofTrial.values()]);
+      return [...series.values()].flatMap((ofTrial) =>
+        [...ofTrial.values()].map((a) => ({
+          trialName: a.trialName,
+          metricName: a.metricName,
+          summary: {
+            points: a.points,
+            minValue: a.minValue,
+            maxValue: a.maxValue,
+            firstTime: a.firstTime,
+            lastTime: a.lastTime,
+            lastValue: a.lastValue,
+            floorLevel: null,
+          },
+          times: a.times,
+          values: a.values,
+        })),
+      );
     },
-  };
-}
-
-const pointSummary = (time: string, value: number): SeriesSummary => ({
-  points: 1,
-  minValue: value,
-  maxValue: value,
-  firstTime: time,
-  lastTime: time,
-  lastValue: value,
-  floorLevel: null,
-});
-
-/** `before`'s summary with `after`'s points added (`after` applied later); the floor is `before`'s. */
-export function mergeSummaries(before: SeriesSummary, after: SeriesSummary): SeriesSummary {
-  const later = after.lastTime >= before.lastTime;
-  return {
-    points: before.points + after.points,
-    minValue: Math.min(before.minValue, after.minValue),
-    maxValue: Math.max(before.maxValue, after.maxValue),
-    firstTime: after.firstTime < before.firstTime ? after.firstTime : before.firstTime,
-    lastTime: later ? after.lastTime : before.lastTime,
-    lastValue: later ? after.lastValue : before.lastValue,
-    floorLevel: before.floorLevel,
   };
 }
 
