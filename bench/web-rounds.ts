@@ -73,16 +73,16 @@ function longestCpu(trace: Uint8Array | undefined): number {
  * Runs `step` under a trace, then gives the page a moment to finish what it queued (progressive
  * chart drawing still counts); its time, its longest task and that task's CPU time.
  */
-async function timed(page: Page, step: () => Promise<unknown>) {
+async function timedStep(page: Page, step: () => Promise<unknown>, trace: boolean) {
   await page.evaluate(() => {
     (globalThis as unknown as Watched).longest = 0;
   });
-  await page.tracing.start({ categories: ['toplevel', 'disabled-by-default-devtools.timeline'] });
+  if (trace) await page.tracing.start({ categories: ['toplevel', 'disabled-by-default-devtools.timeline'] });
   const started = performance.now();
   await step();
   const ms = performance.now() - started;
   await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 300)));
-  const cpu = longestCpu(await page.tracing.stop());
+  const cpu = trace ? longestCpu(await page.tracing.stop()) : Number.NaN;
   return { ms, longest: await page.evaluate(() => (globalThis as unknown as Watched).longest), cpu };
 }
 
@@ -110,7 +110,10 @@ export async function runRound(options: {
   /** Sends `n` new points of the long trial's metric `loss` (through the gateway). */
   report: (n: number) => Promise<void>;
   burst: number;
+  /** Trace each step for the CPU time of its longest task. */
+  trace: boolean;
 }): Promise<Round> {
+  const timed = (page: Page, step: () => Promise<unknown>) => timedStep(page, step, options.trace);
   const { browser, base } = options;
   const page = await openTab(browser);
   /** Opens the page from about:blank, so that the trace holds the whole load. */

@@ -9,7 +9,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { kafkaSettings } from '../shared/bus/kafka-settings.ts';
-import { int, oneOf, readSettings, str } from '../shared/settings.ts';
+import { bool, int, oneOf, readSettings, str } from '../shared/settings.ts';
 import { startExperimentServer } from '../test/helpers/experiment-server.ts';
 import { type Round, runRound } from './web-rounds.ts';
 
@@ -23,6 +23,8 @@ const settings = readSettings(
     rounds: int('BENCH_ROUNDS', 3, { min: 1, max: 9 }),
     store: oneOf('BENCH_STORE', ['sqlite', 'postgres'], 'sqlite'),
     postgresUrl: str('POSTGRES_URL', 'postgres://backbone:backbone@127.0.0.1:5432/backbone'),
+    /** The CPU time column, from a Chrome trace of each step (false: wall times without its overhead). */
+    cpuTrace: bool('BENCH_CPU_TRACE', true),
   },
   process.env,
 );
@@ -192,7 +194,7 @@ function table(trials: number, points: number, rounds: Round[]): void {
     const values = rounds.map(of);
     const m = median(values);
     const verdict = goal === undefined ? '' : m <= goal ? 'met' : '**missed**';
-    const cpuText = cpu ? ms(median(rounds.map(cpu))) : '';
+    const cpuText = cpu && settings.cpuTrace ? ms(median(rounds.map(cpu))) : '';
     say(
       `| ${label} | ${ms(m)} | ${values.map((v) => Math.round(v)).join(', ')} | ${goal === undefined ? '—' : `≤ ${ms(goal)}`} | ${verdict} | ${cpuText} |`,
     );
@@ -223,7 +225,15 @@ try {
       const rounds: Round[] = [];
       for (let i = 0; i < settings.rounds; i++)
         rounds.push(
-          await runRound({ browser, base, experiment, longTrial: long, report, burst: settings.burst }),
+          await runRound({
+            browser,
+            base,
+            experiment,
+            longTrial: long,
+            report,
+            burst: settings.burst,
+            trace: settings.cpuTrace,
+          }),
         );
       table(c.trials, c.points, rounds);
       say(
