@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import puppeteer from 'puppeteer-core';
 import { kafkaSettings } from '../shared/bus/kafka-settings.ts';
 import { bool, int, oneOf, readSettings, str } from '../shared/settings.ts';
@@ -249,4 +250,11 @@ try {
 } finally {
   await server.stop();
   await rm(dir, { recursive: true, force: true });
+  if (settings.store === 'postgres') {
+    // The bench's schema goes with it, as its SQLite file does.
+    const client = new pg.Client({ connectionString: settings.postgresUrl });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(`bench_web_${run}`)} CASCADE`);
+    await client.end();
+  }
 }
