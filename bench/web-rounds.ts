@@ -3,6 +3,7 @@
 // trials by objective, open the long trial's page, zoom into its curve, then report a burst of
 // points and wait until the open chart has them. Each step's time and its longest main-thread task.
 import type { Browser, Page } from 'puppeteer-core';
+import { sortedBy, zoomChart } from '../test/helpers/web-page.ts';
 
 export interface Round {
   experimentMs: number;
@@ -129,13 +130,7 @@ export async function runRound(options: {
   const rows = await page.$$eval('#trials tbody tr', (r) => r.length);
   const sort = await timed(page, async () => {
     await page.click('button[data-sort="bestObjective"]');
-    await page.waitForFunction(
-      () =>
-        document
-          .querySelector('button[data-sort="bestObjective"]')
-          ?.closest('th')
-          ?.getAttribute('aria-sort') === 'ascending',
-    );
+    await sortedBy(page, 'bestObjective', 'ascending');
   });
   await page.close();
 
@@ -151,24 +146,7 @@ export async function runRound(options: {
   const pointsDrawn = Number(await chartData('drawn'));
   const shown = Number(await chartData('points'));
   // Zoom into a tenth in the middle, as a wheel or the slider would.
-  const zoom = await timed(tab, async () => {
-    await tab.evaluate(() => {
-      const e = (
-        globalThis as unknown as {
-          echarts: { getInstanceByDom(el: Element): { dispatchAction(a: unknown): void } };
-        }
-      ).echarts;
-      e.getInstanceByDom(document.querySelector('.metric-chart[data-metric="loss"]')!).dispatchAction({
-        type: 'dataZoom',
-        start: 45,
-        end: 55,
-      });
-    });
-    await tab.waitForFunction(
-      () => (document.querySelector('.metric-chart[data-metric="loss"]') as HTMLElement).dataset.zoom !== '',
-      { timeout: 30_000 },
-    );
-  });
+  const zoom = await timed(tab, () => zoomChart(tab, 'loss', 45, 55));
   const live = await timed(tab, async () => {
     await options.report(options.burst);
     await tab.waitForFunction(

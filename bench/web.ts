@@ -12,6 +12,7 @@ import puppeteer from 'puppeteer-core';
 import { kafkaSettings } from '../shared/bus/kafka-settings.ts';
 import { bool, int, oneOf, readSettings, str } from '../shared/settings.ts';
 import { startExperimentServer } from '../test/helpers/experiment-server.ts';
+import { gatewayCall } from '../test/helpers/web-page.ts';
 import { type Round, runRound } from './web-rounds.ts';
 
 const settings = readSettings(
@@ -50,19 +51,9 @@ const server = await startExperimentServer({
 });
 const base = `http://127.0.0.1:${server.httpPort}`;
 
-/** A gateway call; on a busy machine Kafka may be slow to answer, so UNAVAILABLE is tried again. */
 async function post(method: string, body: unknown): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const res = await fetch(`${base}/api.v1.beta1.${method}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (res.ok) return;
-    const text = await res.text();
-    if (res.status !== 503 || attempt === 30) throw new Error(`${method}: ${res.status} ${text}`);
-    await new Promise((r) => setTimeout(r, Math.min(2_000, 250 * attempt)));
-  }
+  const { status, text } = await gatewayCall(base, method, body);
+  if (status !== 200) throw new Error(`${method}: ${status} ${text}`);
 }
 const getJson = async (path: string) => (await fetch(`${base}${path}`)).json();
 const waitUntil = async (what: () => Promise<boolean>) => {

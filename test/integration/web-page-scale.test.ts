@@ -9,6 +9,7 @@ import { expectColumnsKept } from '../helpers/curve-contract.ts';
 import { type ExperimentServer, startExperimentServer } from '../helpers/experiment-server.ts';
 import { uniqueName } from '../helpers/kafka.ts';
 import { waitFor } from '../helpers/wait-for.ts';
+import { gatewayCall, sortedBy, zoomChart } from '../helpers/web-page.ts';
 
 // The page with more than a screen holds, in Debian's chromium against the real service: 120 trials
 // paged and sorted by the server, and a trial of 40,000 points drawn from its reduced curve.
@@ -31,25 +32,10 @@ let server: ExperimentServer;
 let browser: Browser;
 let base: string;
 
-/**
- * A gateway call. On a busy machine the service may find Kafka slow to answer and refuse (503): the
- * call is sent again, so a report may be stored twice; the checks read back what was stored.
- */
+/** A gateway call; one refused by a busy Kafka is sent again, and the checks read back what was stored. */
 async function post(method: string, body: unknown): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const res = await fetch(`${base}/api.v1.beta1.${method}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (res.status === 503 && attempt < 20) {
-      await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
-      continue;
-    }
-    expect(res.status, text).toBe(200);
-    return;
-  }
+  const { status, text } = await gatewayCall(base, method, body);
+  expect(status, text).toBe(200);
 }
 const report = (trialName: string, logs: { ms: number; metric: string; value: number }[]) =>
   post('DBManager/ReportObservationLog', {
@@ -203,12 +189,8 @@ describe('the web page at scale', () => {
     // Descending starts from the first page again, from the best.
     await page.click('button[data-sort="bestObjective"]');
     const best = [...byAccuracy].sort((a, b) => accuracy(b) - accuracy(a) || a - b);
-    await firstRowIs(page, trial(best[0]!));
-    expect(
-      await page.$eval('button[data-sort="bestObjective"]', (b) =>
-        b.closest('th')!.getAttribute('aria-sort'),
-      ),
-    ).toBe('descending');
+    await sortedBy(page, 'bestObjective', 'descending');
+    await rowsAre(page, best.slice(0, 50).map(trial));
     await page.click('button[data-sort="param:lr"]');
     const byLr = Array.from({ length: TRIALS }, (_, i) => i).sort((a, b) => lr(a) - lr(b) || a - b);
     await rowsAre(page, byLr.slice(0, 50).map(trial));
@@ -260,21 +242,7 @@ describe('the web page at scale', () => {
     expectColumnsKept(asCurve(whole), raw, t0, t0 + (POINTS - 1) * 10);
 
     // Zoom into 2% of the curve (as the wheel or slider would): the finer slice comes from the server.
-    await page.evaluate(() => {
-      const e = (
-        globalThis as unknown as {
-          echarts: { getInstanceByDom(el: Element): { dispatchAction(a: unknown): void } };
-        }
-      ).echarts;
-      e.getInstanceByDom(document.querySelector('.metric-chart[data-metric="loss"]')!).dispatchAction({
-        type: 'dataZoom',
-        start: 40,
-        end: 42,
-      });
-    });
-    await page.waitForFunction(
-      () => (document.querySelector('.metric-chart[data-metric="loss"]') as HTMLElement).dataset.zoom !== '',
-    );
+    await zoomChart(page, 'loss', 40, 42);
     const fine = await chartOf();
     const [from, to] = fine.zoom.split(',').map(Number) as [number, number];
     expect(Number(fine.columnMs)).toBeLessThan(Number(whole.columnMs));

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type ExperimentServer, startExperimentServer } from '../helpers/experiment-server.ts';
 import { uniqueName } from '../helpers/kafka.ts';
 import { waitFor } from '../helpers/wait-for.ts';
+import { sortedBy } from '../helpers/web-page.ts';
 
 // The page as a person uses it: Debian's chromium (headless, driven by puppeteer-core) against the
 // real service and Kafka, while a Python grpcio client runs a tpe + medianstop experiment.
@@ -157,13 +158,7 @@ describe('the web page, with a Python grpcio client running an experiment', () =
     // Sortable from the keyboard: Tab to the "Best objective" header button, Enter sorts.
     await page.focus('button[data-sort="bestObjective"]');
     await page.keyboard.press('Enter');
-    await page.waitForFunction(
-      () =>
-        document
-          .querySelector('button[data-sort="bestObjective"]')
-          ?.closest('th')
-          ?.getAttribute('aria-sort') === 'ascending',
-    );
+    await sortedBy(page, 'bestObjective', 'ascending');
     expect(await page.$eval('#trials tbody tr', (tr) => tr.getAttribute('data-trial'))).toBe(result.bad);
     await page.screenshot({ path: join(SHOTS, 'experiment-1280x800.png') });
 
