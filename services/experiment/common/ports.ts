@@ -99,7 +99,10 @@ export interface MetricCurve {
 }
 
 /**
- * Where observation logs are kept (Katib's `observation_logs` table). Failures are `AppError`s:
+ * Where observation logs are kept (Katib's `observation_logs` table). Beside them, in the same
+ * transaction, each store keeps a summary of every series (`metric_series`: the read model joins it
+ * for best objectives) and the time buckets of large ones (`metric_buckets`), which `curves` reads.
+ * Failures are `AppError`s:
  * `UNAVAILABLE` (retriable) when the store cannot be reached or is closed, `INTERNAL` when it
  * rejects the data itself (e.g. a missing field forced through a cast).
  */
