@@ -3,12 +3,16 @@ import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { AppError, internal, unavailable } from '../../../../shared/errors.ts';
 import type {
+  CurveQuery,
+  MetricCurve,
   MetricLogRow,
   ObservationChange,
   ObservationQuery,
   ObservationStore,
   TrialStatusRecord,
 } from '../../common/ports.ts';
+import { createCurveBatch } from '../curves.ts';
+import { SQLITE_CURVE_TABLES, sqliteCurveTables } from './sqlite-curve-tables.ts';
 
 export interface SqliteObservationStoreOptions {
   /** Database file; its folder is created if missing. */
@@ -39,7 +43,11 @@ const MIGRATIONS: readonly string[] = [
      message TEXT NOT NULL,
      changed_at_ms INTEGER NOT NULL
    );`,
+  SQLITE_CURVE_TABLES,
 ];
+
+/** The step that adds the curve tables also fills them from the logs already there. */
+const CURVE_TABLES_VERSION = 3;
 
 /** SQLite primary result codes that mean "try again later" rather than "bad data". */
 const TRANSIENT_CODES = new Set([
@@ -60,7 +68,10 @@ export function openSqliteObservationStore(options: SqliteObservationStoreOption
     db = new DatabaseSync(file);
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
     db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
-    migrate(db);
+    const opened = db;
+    migrate(db, (version) => {
+      if (version === CURVE_TABLES_VERSION) sqliteCurveTables(opened).fill();
+    });
   } catch (error) {
     if (db?.isOpen) db.close();
     throw fail('open', error);
@@ -84,6 +95,7 @@ export function openSqliteObservationStore(options: SqliteObservationStoreOption
          OR EXISTS (SELECT 1 FROM observation_logs WHERE trial_name = ?1) AS known`,
   );
   const ping = db.prepare('SELECT 1');
+  const curveTables = sqliteCurveTables(db);
   /** One statement per combination of filters (bit 0 metric, bit 1 from, bit 2 to), prepared once. */
   const queries = new Map<number, StatementSync>();
   let closed = false;
@@ -114,6 +126,7 @@ export function openSqliteObservationStore(options: SqliteObservationStoreOption
       ensureOpen('apply');
       if (changes.length === 0) return 0;
       let applied = 0;
+      const curves = createCurveBatch();
       try {
         db.exec('BEGIN IMMEDIATE');
       } catch (error) {
@@ -123,15 +136,20 @@ export function openSqliteObservationStore(options: SqliteObservationStoreOption
         for (const change of changes) {
           if (Number(insertEvent.run(change.eventId).changes) === 0) continue;
           applied += 1;
-          if (change.kind === 'deleted') deleteTrial.run(change.trialName);
-          else if (change.kind === 'status') {
+          if (change.kind === 'deleted') {
+            deleteTrial.run(change.trialName);
+            curves.forget(change.trialName);
+            curveTables.forget(change.trialName);
+          } else if (change.kind === 'status') {
             const { trialName, condition, reason, message, changedAtMs } = change;
             upsertStatus.run(trialName, condition, reason, message, changedAtMs);
           } else {
             for (const log of change.logs)
               insertLog.run(change.trialName, log.time, log.metricName, log.value);
+            curves.add(change.trialName, change.logs);
           }
         }
+        curveTables.record(curves.pending());
         db.exec('COMMIT');
       } catch (error) {
         if (db.isTransaction) db.exec('ROLLBACK');
@@ -152,6 +170,15 @@ export function openSqliteObservationStore(options: SqliteObservationStoreOption
         return rows.map(([time, metricName, value]) => ({ time, metricName, value }));
       } catch (error) {
         throw fail('query', error);
+      }
+    },
+
+    async curves(query: CurveQuery): Promise<MetricCurve[]> {
+      ensureOpen('read curves');
+      try {
+        return curveTables.curves(query);
+      } catch (error) {
+        throw fail('read curves', error);
       }
     },
 
@@ -199,7 +226,7 @@ export function openSqliteObservationStore(options: SqliteObservationStoreOption
 }
 
 /** Brings the schema to the newest version in one immediate transaction (safe for concurrent opens). */
-function migrate(db: DatabaseSync): void {
+function migrate(db: DatabaseSync, afterStep: (version: number) => void): void {
   db.exec('BEGIN IMMEDIATE');
   try {
     db.exec(
@@ -216,6 +243,7 @@ function migrate(db: DatabaseSync): void {
     const record = db.prepare('INSERT INTO schema_version (version, applied_at) VALUES (?, ?)');
     for (let version = current + 1; version <= MIGRATIONS.length; version += 1) {
       db.exec(MIGRATIONS[version - 1]!);
+      afterStep(version);
       record.run(version, new Date().toISOString());
     }
     db.exec('COMMIT');

@@ -35,6 +35,7 @@ describe('SQLite observation store', () => {
       expect(db.prepare('SELECT version FROM schema_version ORDER BY version').all()).toEqual([
         expect.objectContaining({ version: 1 }),
         expect.objectContaining({ version: 2 }),
+        expect.objectContaining({ version: 3 }),
       ]);
       expect(db.prepare('PRAGMA journal_mode').get()).toEqual(
         expect.objectContaining({ journal_mode: 'wal' }),
@@ -57,13 +58,15 @@ describe('SQLite observation store', () => {
     await again.close();
   });
 
-  it('upgrades a version 1 file: adds trial statuses and keeps the logs and applied event ids', async () => {
+  it('upgrades a version 1 file: adds trial statuses and curves, keeps the logs and applied event ids', async () => {
     const file = join(folder, 'upgrade.db');
     await expectUpgradeFromVersion1(
       () => openSqliteObservationStore({ file }),
       () => {
         const db = new DatabaseSync(file);
-        db.exec('DROP TABLE trial_statuses; DELETE FROM schema_version WHERE version > 1;');
+        db.exec(
+          'DROP TABLE trial_statuses; DROP TABLE metric_series; DROP TABLE metric_buckets; DELETE FROM schema_version WHERE version > 1;',
+        );
         db.close();
       },
     );
