@@ -275,4 +275,16 @@ describe('the gRPC server on its own HTTP/2', () => {
     other.close();
     await buggy.stop(1_000);
   });
+
+  it('answers a PING, with or without a call under way', async () => {
+    const ping = () =>
+      new Promise<number>((resolve, reject) =>
+        session.ping((error, duration) => (error ? reject(error) : resolve(duration))),
+      );
+    expect(await ping()).toBeLessThan(100);
+    const slow = call('/t.T/Slow', framed([]));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await ping()).toBeLessThan(100); // the call takes 300 ms: the ACK does not wait for its reply
+    expect(status(await slow)).toEqual([0, '']);
+  });
 });
