@@ -4,6 +4,8 @@
 // alternating cell by cell and round by round). Prints the medians: for gRPC and /json at 1, 10 and
 // 100 callers, decisions/s, p50/p99, CPU µs per decision and the largest RSS, the last two over the
 // whole process tree; the idle RSS of each instance; each figure beside its goal (issue 25).
+// BENCH_BASELINE names another build folder of ours (e.g. the tree before a change, built with
+// scripts/build.ts): it runs as a third service in the same rounds, and a second table sets it beside ours.
 // Tools are built into the gitignored .bench-tools/ when missing (Go module proxy).
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +36,7 @@ const settings = readSettings(
     maxConnections: int('BENCH_CONNECTIONS', 10, { min: 1, max: 100 }),
     cpuProfDir: str('BENCH_CPU_PROF_DIR', '', 'a folder for --cpu-prof profiles of ours (every thread)'),
     nodeOptions: str('BENCH_NODE_OPTIONS', '', 'more node options for ours, e.g. V8 flags'),
+    baseline: str('BENCH_BASELINE', '', 'another build folder of ours, measured in the same rounds'),
   },
   process.env,
 );
@@ -56,7 +59,8 @@ const fmt = (n: number, digits = 0): string => n.toFixed(digits);
 const verdict = (met: boolean): string => (met ? 'met' : 'MISSED');
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
-type Cells = Map<string, { ours: CellFigures[]; reference: CellFigures[] }>;
+type Side = Service['name'];
+type Cells = Map<string, Record<Side, CellFigures[]>>;
 
 async function main(): Promise<void> {
   const reference = await ensureTool('service_cmd', 'github.com/envoyproxy/ratelimit/src/service_cmd@latest');
@@ -72,15 +76,15 @@ async function main(): Promise<void> {
     RUNTIME_APPDIRECTORY: 'config',
   };
   const profiling = settings.cpuProfDir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`];
-  const startOurs = () =>
+  const startOurs = (name: 'ours' | 'baseline' = 'ours', folder = BENCH_BUILD) =>
     startService(
-      'ours',
+      name,
       process.execPath,
       [
         ...settings.nodeOptions.split(/\s+/).filter((o) => o !== ''),
         ...profiling,
         // What `npm start` runs: the build.
-        join(BENCH_BUILD, 'services/ratelimit/main.js'),
+        join(folder, 'services/ratelimit/main.js'),
       ],
       { ...common, RATELIMIT_WORKERS: String(settings.workers), CONFIG_KAFKA_PUBLISH: 'false' },
     );
@@ -91,27 +95,24 @@ async function main(): Promise<void> {
   if (settings.only !== 'grpc') transports.push(['/json', heyGenerator(hey)]);
   const callers = settings.callers.split(',').map(Number);
   const cells: Cells = new Map();
-  const idle = { ours: [] as number[], reference: [] as number[] };
+  const idle: Record<Side, number[]> = { ours: [], reference: [], baseline: [] };
   const running: Service[] = [];
   try {
     for (let round = 1; round <= settings.rounds; round++) {
-      const ours = await startOurs();
-      running.push(ours);
-      const ref = await startReference();
-      running.push(ref);
+      const services = [await startOurs(), await startReference()];
+      if (settings.baseline !== '') services.push(await startOurs('baseline', settings.baseline));
+      running.push(...services);
       await sleep(1_500);
-      idle.ours.push(await treeRssMb(ours));
-      idle.reference.push(await treeRssMb(ref));
+      for (const service of services) idle[service.name].push(await treeRssMb(service));
       let turn = round;
       for (const [transport, generate] of transports) {
         for (const n of callers) {
-          const cell = cells.get(`${transport} ${n}`) ?? { ours: [], reference: [] };
+          const cell = cells.get(`${transport} ${n}`) ?? { ours: [], reference: [], baseline: [] };
           cells.set(`${transport} ${n}`, cell);
-          const timing = settings;
-          const first = turn++ % 2 === 1 ? ours : ref;
-          const second = first === ours ? ref : ours;
-          for (const service of [first, second])
-            cell[service.name].push(await measureCell(service, generate, n, timing));
+          // Each cell starts with another service, so none always runs first (or last).
+          const shift = turn++ % services.length;
+          for (const service of [...services.slice(shift), ...services.slice(0, shift)])
+            cell[service.name].push(await measureCell(service, generate, n, settings));
           process.stderr.write(`round ${round}: ${transport} ${n} callers done\n`);
         }
       }
@@ -123,9 +124,30 @@ async function main(): Promise<void> {
     await runtime.cleanup();
   }
   report(cells, idle);
+  if (settings.baseline !== '') reportBaseline(cells);
 }
 
-function report(cells: Cells, idle: { ours: number[]; reference: number[] }): void {
+/** Ours beside the baseline build (and the reference), medians of the same rounds. */
+function reportBaseline(cells: Cells): void {
+  out(`\nours beside the baseline build (${settings.baseline}), same rounds:`);
+  out(
+    '| transport | callers | decisions/s ours / baseline / ref | p99 ms ours / baseline / ref | CPU µs/decision ours / baseline / ref | CPU ours ÷ baseline | CPU ours ÷ ref, baseline ÷ ref |',
+  );
+  out('|---|---|---|---|---|---|---|');
+  for (const [name, cell] of cells) {
+    const [transport, n] = name.split(' ') as [string, string];
+    const three = (pick: (f: CellFigures) => number) =>
+      (['ours', 'baseline', 'reference'] as const).map((side) => median(cell[side].map(pick)));
+    const rps = three((f) => f.perSecond);
+    const p99 = three((f) => f.p99Ms);
+    const cpu = three((f) => f.cpuUsPerDecision);
+    out(
+      `| ${transport} | ${n} | ${rps.map((v) => fmt(v)).join(' / ')} | ${p99.map((v) => fmt(v, 2)).join(' / ')} | ${cpu.map((v) => fmt(v)).join(' / ')} | ${fmt(cpu[0]! / cpu[1]!, 2)}× | ${fmt(cpu[0]! / cpu[2]!, 2)}×, ${fmt(cpu[1]! / cpu[2]!, 2)}× |`,
+    );
+  }
+}
+
+function report(cells: Cells, idle: Record<Side, number[]>): void {
   out(
     `ratelimit vs envoyproxy/ratelimit: ${availableParallelism()} cores, load ${loadavg()
       .map((l) => l.toFixed(2))

@@ -25,7 +25,8 @@ export async function ensureTool(binary: string, module: string): Promise<string
 }
 
 export interface Service {
-  readonly name: 'ours' | 'reference';
+  /** baseline: another build of ours (BENCH_BASELINE), e.g. the tree before a change. */
+  readonly name: 'ours' | 'reference' | 'baseline';
   readonly child: ChildProcess;
   readonly grpc: string;
   readonly http: number;

@@ -41,7 +41,7 @@ export function grpcFailure(logger: Logger): (error: unknown, path: string, call
     const fields = {
       method,
       code: error.code,
-      peer: call.stream.session?.socket?.remoteAddress,
+      peer: call.socket.remoteAddress,
       err: thrown,
     };
     if (!known || causedByService(error)) logger.error(fields, `gRPC ${method} failed`);

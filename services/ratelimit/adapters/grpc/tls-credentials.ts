@@ -2,8 +2,7 @@
 // change (a half-written one keeps the previous), clients are checked against GRPC_CLIENT_TLS_CACERT
 // by the TLS handshake and against GRPC_CLIENT_TLS_SAN on each call.
 import { readFileSync, statSync } from 'node:fs';
-import type { SecureServerOptions } from 'node:http2';
-import type { PeerCertificate, TLSSocket } from 'node:tls';
+import type { PeerCertificate, SecureContextOptions, TLSSocket, TlsOptions } from 'node:tls';
 import { createSecureContext } from 'node:tls';
 import type { Logger } from '../../../../shared/logger.ts';
 import { GRPC_STATUS } from './http2-parts.ts';
@@ -45,11 +44,11 @@ function readPem(files: GrpcTlsFiles): PemFiles {
 
 export interface RotatingTls {
   /** For the listener: the pair, and client certificates required and verified when a CA is set. */
-  readonly options: SecureServerOptions;
+  readonly options: TlsOptions;
   /** Refuses (UNAUTHENTICATED) a call whose client certificate lacks GRPC_CLIENT_TLS_SAN. */
   readonly admit: ((call: UnaryCall) => GrpcFailure | undefined) | undefined;
   /** Where a new pair goes (the listener's setSecureContext). */
-  attach(target: (options: SecureServerOptions) => void): void;
+  attach(target: (options: SecureContextOptions) => void): void;
   /** Re-reads the files now (also done every `checkEveryMs`); true when a new pair was put in force. */
   reload(): boolean;
   stop(): void;
@@ -81,13 +80,13 @@ export function createRotatingServerTls(options: {
 
   let lastStamp = stamp();
   const verifyClients = files.clientCaFile !== '';
-  const contextOf = (pem: PemFiles): SecureServerOptions => ({
+  const contextOf = (pem: PemFiles): TlsOptions => ({
     cert: pem.cert,
     key: pem.key,
     ...(verifyClients ? { ca: pem.ca, requestCert: true, rejectUnauthorized: true } : {}),
   });
   const initial = contextOf(readPem(files));
-  const targets: Array<(options: SecureServerOptions) => void> = [];
+  const targets: Array<(options: SecureContextOptions) => void> = [];
 
   const reload = (): boolean => {
     const now = stamp();
@@ -120,11 +119,9 @@ export function createRotatingServerTls(options: {
 function sanCheck(san: string, logger: Logger): (call: UnaryCall) => GrpcFailure | undefined {
   const verdicts = new WeakMap<object, GrpcFailure | null>();
   return (call) => {
-    const session = call.stream.session;
-    if (session === undefined) return undefined;
-    let verdict = verdicts.get(session);
+    const socket = call.socket as TLSSocket;
+    let verdict = verdicts.get(socket);
     if (verdict === undefined) {
-      const socket = session.socket as TLSSocket;
       const names = dnsNames(socket.getPeerCertificate?.());
       verdict = names.includes(san)
         ? null
@@ -137,7 +134,7 @@ function sanCheck(san: string, logger: Logger): (call: UnaryCall) => GrpcFailure
           { method: call.headers[':path'], peer: socket.remoteAddress, san: names },
           'gRPC call refused: the client certificate does not carry GRPC_CLIENT_TLS_SAN',
         );
-      verdicts.set(session, verdict);
+      verdicts.set(socket, verdict);
     }
     return verdict ?? undefined;
   };

@@ -1,19 +1,31 @@
-// A gRPC server on node:http2 for a few unary methods (and server-streaming health Watch): one
-// length-prefixed message in, one out, the status in trailers. It does what the gRPC HTTP/2
-// protocol asks of a server and nothing more: POST and application/grpc only, grpc-timeout
-// deadlines, compressed messages refused with UNIMPLEMENTED and grpc-accept-encoding, messages
-// over the limit refused with RESOURCE_EXHAUSTED, unknown methods UNIMPLEMENTED.
-import type { SecureServerOptions, ServerHttp2Stream, ServerOptions } from 'node:http2';
-import type { AddressInfo, Server as NetServer } from 'node:net';
+// A gRPC server for a few unary methods (and server-streaming health Watch) on HTTP/2 of its own
+// (h2-connection.ts) over node:net or node:tls: one length-prefixed message in, one out, the status
+// in trailers. It does what the gRPC HTTP/2 protocol asks of a server and nothing more: POST and
+// application/grpc only, grpc-timeout deadlines, compressed messages refused with UNIMPLEMENTED and
+// grpc-accept-encoding, messages over the limit refused with RESOURCE_EXHAUSTED, unknown methods
+// UNIMPLEMENTED. Its own HTTP/2 because node:http2 cost more CPU per call than the whole decision.
+import { createServer as createNetServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer, type SecureContextOptions, type TlsOptions } from 'node:tls';
 import { unavailable } from '../../../../shared/errors.ts';
 import type { Logger } from '../../../../shared/logger.ts';
-import { createHttp2Server, GRPC_STATUS, type GrpcHeaders, grpcTimeoutMs } from './http2-parts.ts';
+import { H2Connection } from './h2-connection.ts';
+import type { H2Output, StreamHandler } from './h2-output.ts';
+import type { H2Stream } from './h2-stream.ts';
+import {
+  failureBlock,
+  GRPC_STATUS,
+  type GrpcHeaders,
+  grpcTimeoutMs,
+  HTTP_REFUSAL,
+  OK_TRAILERS,
+  RESPONSE_HEADERS,
+} from './http2-parts.ts';
 
 /** What a method knows of its call besides the request. */
 export interface UnaryCall {
   readonly headers: GrpcHeaders;
-  /** The TLS session's peer certificate check (undefined in plaintext). */
-  readonly stream: ServerHttp2Stream;
+  /** The connection's socket: a TLSSocket (peer certificate) under TLS. */
+  readonly socket: Socket;
 }
 
 /** A failure a method answers with: a gRPC status code and its details. */
@@ -47,26 +59,18 @@ export interface UnaryServerOptions {
   /** GRPC_MAX_CONNECTION_AGE and _GRACE: a connection is asked to go away, then closed. */
   readonly maxConnectionAgeMs: number;
   readonly maxConnectionAgeGraceMs: number;
-  /** TLS (with client certificates when it asks for them); plaintext when absent. */
-  readonly tls?: SecureServerOptions;
+  /** TLS (with client certificates when it asks for them; ALPN h2); plaintext when absent. */
+  readonly tls?: TlsOptions;
   readonly logger: Logger;
 }
 
 export interface RunningUnaryServer {
   readonly port: number;
   /** TLS only: new connections get these (a rotated pair). */
-  setSecureContext(options: SecureServerOptions): void;
+  setSecureContext(options: SecureContextOptions): void;
   /** Stops taking connections, lets calls under way finish, closes what is left after `deadlineMs`. */
   stop(deadlineMs: number): Promise<void>;
 }
-
-const RESPONSE_HEADERS = {
-  ':status': 200,
-  'content-type': 'application/grpc',
-  'grpc-accept-encoding': 'identity',
-};
-const OK_TRAILERS = { 'grpc-status': '0' };
-const ACCEPT_IDENTITY = { 'grpc-accept-encoding': 'identity' };
 
 /** The 5-byte gRPC message prefix written in front of `message`'s first `5` free bytes. */
 export function frame(message: Buffer): Buffer {
@@ -75,83 +79,80 @@ export function frame(message: Buffer): Buffer {
   return message;
 }
 
+const fail = (connection: H2Output, stream: H2Stream, failure: GrpcFailure): void => {
+  clearTimeout(stream.timer);
+  if (!stream.headersSent) connection.sendHeaders(stream, failureBlock(failure.code, failure.details), true);
+};
+
+const DEADLINE_EXCEEDED: GrpcFailure = { code: GRPC_STATUS.DEADLINE_EXCEEDED, details: 'Deadline exceeded' };
+const onDeadline = (connection: H2Output, stream: H2Stream): void =>
+  fail(connection, stream, DEADLINE_EXCEEDED);
+
 export async function startUnaryServer(options: UnaryServerOptions): Promise<RunningUnaryServer> {
-  const { logger, maxMessageBytes } = options;
-  const settings: ServerOptions = { settings: { maxHeaderListSize: 16 * 1024 } };
-  const server = createHttp2Server(options.tls, settings);
-  const sessions = new Set<import('node:http2').ServerHttp2Session>();
+  const { logger, maxMessageBytes, unary, streaming, failure } = options;
+  const connections = new Set<H2Connection>();
 
-  const fail = (stream: ServerHttp2Stream, code: number, details: string, extra?: object): void => {
-    if (stream.destroyed || stream.headersSent) return;
-    stream.respond(
-      { ...RESPONSE_HEADERS, 'grpc-status': String(code), 'grpc-message': encodeURI(details), ...extra },
-      { endStream: true },
-    );
-  };
-
-  const onStream = (stream: ServerHttp2Stream, headers: GrpcHeaders): void => {
-    stream.on('error', () => {}); // a reset by the client: nothing to answer
-    const httpStatus = httpRefusal(headers);
-    if (httpStatus !== undefined) {
-      stream.respond({ ':status': httpStatus }, { endStream: true });
-      return;
-    }
-    const path = headers[':path'] ?? '';
-    const unary = options.unary.get(path);
-    const streaming = unary === undefined ? options.streaming?.get(path) : undefined;
-    const call: UnaryCall = { headers, stream };
-    const refused =
-      unary === undefined && streaming === undefined
-        ? { code: GRPC_STATUS.UNIMPLEMENTED, details: `The server does not implement the method ${path}` }
-        : (encodingRefusal(headers['grpc-encoding']) ?? options.admit?.(call));
-    if (refused !== undefined) {
-      fail(stream, refused.code, refused.details, ACCEPT_IDENTITY);
-      return;
-    }
-
-    const timeoutMs = grpcTimeoutMs(headers['grpc-timeout']);
-    const timer =
-      timeoutMs === undefined
-        ? undefined
-        : setTimeout(() => fail(stream, GRPC_STATUS.DEADLINE_EXCEEDED, 'Deadline exceeded'), timeoutMs);
-    readMessage(stream, maxMessageBytes, (message) => {
-      if (!Buffer.isBuffer(message)) {
-        clearTimeout(timer);
-        if (message !== undefined) fail(stream, message.code, message.details);
-        return;
-      }
-      if (streaming !== undefined) {
-        clearTimeout(timer);
-        stream.respond(RESPONSE_HEADERS, { waitForTrailers: true });
-        stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
-        streaming(message, call, replyStream(stream));
-        return;
-      }
-      unary!(message, call).then(
+  const handler: StreamHandler = {
+    onHeaders(stream, connection) {
+      const headers = stream.headers;
+      if (httpRefusal(headers) !== undefined) return; // answered once the request is complete
+      const path = headers[':path']!;
+      const refused =
+        !unary.has(path) && streaming?.has(path) !== true
+          ? { code: GRPC_STATUS.UNIMPLEMENTED, details: `The server does not implement the method ${path}` }
+          : (encodingRefusal(headers['grpc-encoding']) ?? options.admit?.(stream));
+      if (refused !== undefined) return fail(connection, stream, refused);
+      const timeoutMs = grpcTimeoutMs(headers['grpc-timeout']);
+      if (timeoutMs !== undefined) stream.timer = setTimeout(onDeadline, timeoutMs, connection, stream);
+    },
+    onEnd(stream, connection) {
+      const httpStatus = httpRefusal(stream.headers);
+      if (httpStatus !== undefined) return refuseHttp(connection, stream, httpStatus);
+      const message = requestMessage(stream.message());
+      if (!Buffer.isBuffer(message)) return fail(connection, stream, message);
+      const path = stream.headers[':path']!;
+      const method = unary.get(path);
+      if (method === undefined) return startStreaming(streaming!.get(path)!, message, stream, connection);
+      method(message, stream).then(
         (reply) => {
-          clearTimeout(timer);
-          if (stream.destroyed || stream.headersSent) return;
-          stream.respond(RESPONSE_HEADERS, { waitForTrailers: true });
-          stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
-          stream.end(reply);
+          clearTimeout(stream.timer);
+          if (!stream.headersSent) connection.respond(stream, RESPONSE_HEADERS, reply, OK_TRAILERS);
         },
-        (error: unknown) => {
-          clearTimeout(timer);
-          const failure = options.failure(error, path, call);
-          fail(stream, failure.code, failure.details);
-        },
+        (error: unknown) => fail(connection, stream, failure(error, path, stream)),
       );
-    });
+    },
+    onOversize(stream, connection) {
+      const httpStatus = httpRefusal(stream.headers);
+      if (httpStatus !== undefined) return refuseHttp(connection, stream, httpStatus);
+      const size = stream.bodyBytes - 5;
+      fail(connection, stream, {
+        code: GRPC_STATUS.RESOURCE_EXHAUSTED,
+        details: `Received message larger than max (${size} vs. ${maxMessageBytes})`,
+      });
+    },
+    onClosed(stream) {
+      clearTimeout(stream.timer);
+      const listener = stream.onClose;
+      stream.onClose = undefined;
+      listener?.();
+    },
+    onError(error) {
+      logger.error({ err: error }, 'gRPC connection closed on an internal error');
+    },
   };
 
-  server.on('stream', onStream);
-  server.on('session', (session) => {
-    sessions.add(session);
-    session.on('error', () => {});
-    session.once('close', () => sessions.delete(session));
+  const accept = (socket: Socket): void => {
+    const connection = new H2Connection(socket, handler, maxMessageBytes + 5);
+    connections.add(connection);
+    socket.once('close', () => connections.delete(connection));
     if (options.maxConnectionAgeMs > 0)
-      ageOut(session, options.maxConnectionAgeMs, options.maxConnectionAgeGraceMs);
-  });
+      ageOut(connection, options.maxConnectionAgeMs, options.maxConnectionAgeGraceMs);
+  };
+  const server: Server =
+    options.tls === undefined
+      ? createNetServer({ noDelay: true }, accept)
+      : createTlsServer({ ...options.tls, ALPNProtocols: ['h2'] }, accept);
+  if (options.tls !== undefined) server.on('tlsClientError', () => {}); // a failed handshake: nothing to serve
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) =>
@@ -161,7 +162,7 @@ export async function startUnaryServer(options: UnaryServerOptions): Promise<Run
     );
     server.listen({ port: options.port, host: options.host, reusePort: options.reusePort }, resolve);
   });
-  const port = ((server as NetServer).address() as AddressInfo).port;
+  const port = (server.address() as import('node:net').AddressInfo).port;
   logger.debug({ port }, 'gRPC server listening');
 
   let stopping: Promise<void> | undefined;
@@ -171,62 +172,57 @@ export async function startUnaryServer(options: UnaryServerOptions): Promise<Run
     stop(deadlineMs) {
       stopping ??= new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
-          for (const session of sessions) session.destroy();
+          for (const connection of connections) connection.destroy();
         }, deadlineMs);
         server.close(() => {
           clearTimeout(timer);
           resolve();
         });
         // Calls under way finish; the clients open new connections elsewhere.
-        for (const session of sessions) session.close();
+        for (const connection of connections) connection.goAway();
       });
       return stopping;
     },
   };
 }
 
+function refuseHttp(connection: H2Output, stream: H2Stream, status: 405 | 415): void {
+  const refusal = HTTP_REFUSAL[status];
+  connection.sendHeaders(stream, refusal.headers, false);
+  connection.sendData(stream, refusal.body);
+  connection.sendTrailers(stream, null);
+}
+
+function startStreaming(
+  method: StreamingMethod,
+  message: Buffer,
+  stream: H2Stream,
+  connection: H2Output,
+): void {
+  clearTimeout(stream.timer);
+  connection.sendHeaders(stream, RESPONSE_HEADERS, false);
+  method(message, stream, {
+    send: (framed) => connection.sendData(stream, framed),
+    end: () => connection.sendTrailers(stream, OK_TRAILERS),
+    onClose: (listener) => {
+      if (stream.closed) listener();
+      else stream.onClose = listener;
+    },
+  });
+}
+
 /** The HTTP status a request that is not gRPC gets (405 for another method, 415 for another content type). */
-function httpRefusal(headers: GrpcHeaders): number | undefined {
+function httpRefusal(headers: GrpcHeaders): 405 | 415 | undefined {
   if (headers[':method'] !== 'POST') return 405;
   const contentType = headers['content-type'];
-  if (typeof contentType !== 'string' || !contentType.startsWith('application/grpc')) return 415;
+  if (contentType === undefined || !contentType.startsWith('application/grpc')) return 415;
   return undefined;
 }
 
 /** Messages compressed with anything are refused: the answer says which encoding the server takes. */
-function encodingRefusal(encoding: string | string[] | undefined): GrpcFailure | undefined {
+function encodingRefusal(encoding: string | undefined): GrpcFailure | undefined {
   if (encoding === undefined || encoding === 'identity') return undefined;
   return { code: GRPC_STATUS.UNIMPLEMENTED, details: `Compression algorithm ${encoding} is not supported` };
-}
-
-/**
- * Collects the request's body and hands over its one message, the failure that refuses it, or
- * undefined when the call was already answered (the deadline passed, the client went away).
- */
-function readMessage(
-  stream: ServerHttp2Stream,
-  maxMessageBytes: number,
-  done: (message: Buffer | GrpcFailure | undefined) => void,
-): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  stream.on('data', (chunk: Buffer) => {
-    size += chunk.length;
-    if (size <= maxMessageBytes + 5) {
-      chunks.push(chunk);
-      return;
-    }
-    stream.removeAllListeners('data');
-    stream.removeAllListeners('end');
-    done({
-      code: GRPC_STATUS.RESOURCE_EXHAUSTED,
-      details: `Received message larger than max (${size - 5} vs. ${maxMessageBytes})`,
-    });
-  });
-  stream.on('end', () => {
-    if (stream.headersSent || stream.destroyed) return done(undefined);
-    done(requestMessage(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-  });
 }
 
 /** The one message of a unary request, or why there is none. */
@@ -238,30 +234,16 @@ function requestMessage(body: Buffer): Buffer | GrpcFailure {
   return body.subarray(5);
 }
 
-/** Where a server-streaming method writes. */
-function replyStream(stream: ServerHttp2Stream): ReplyStream {
-  const open = (): boolean => !stream.destroyed && stream.writable;
-  return {
-    send: (framed) => {
-      if (open()) stream.write(framed);
-    },
-    end: () => {
-      if (open()) stream.end();
-    },
-    onClose: (listener) => stream.once('close', listener),
-  };
-}
-
 /** GRPC_MAX_CONNECTION_AGE: GOAWAY after the age (±10%, as grpc-js), closed after the grace. */
-function ageOut(session: import('node:http2').ServerHttp2Session, ageMs: number, graceMs: number): void {
+function ageOut(connection: H2Connection, ageMs: number, graceMs: number): void {
   if (!Number.isFinite(ageMs) || ageMs >= 2 ** 31) return;
   const timer = setTimeout(
     () => {
-      session.close();
-      if (graceMs < 2 ** 31) setTimeout(() => session.destroy(), graceMs).unref();
+      connection.goAway();
+      if (graceMs < 2 ** 31) setTimeout(() => connection.destroy(), graceMs).unref();
     },
     ageMs * (0.9 + Math.random() * 0.2),
   );
   timer.unref();
-  session.once('close', () => clearTimeout(timer));
+  connection.socket.once('close', () => clearTimeout(timer));
 }

@@ -1,4 +1,4 @@
-// The gRPC listener's rotating TLS on an in-process server (the service's node:http2 server and
+// The gRPC listener's rotating TLS on an in-process server (the service's gRPC server on its own HTTP/2 and
 // health methods, a grpc-js client): the client certificate checked against the CA, the SAN
 // refused per call, a new pair put in force for new connections, and a half-written rotation
 // keeping the previous one.

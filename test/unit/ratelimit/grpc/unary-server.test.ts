@@ -1,6 +1,7 @@
-// The node:http2 gRPC server of the rate limit service, spoken to frame by frame: what the gRPC
-// HTTP/2 protocol asks of a server for every request it must refuse, deadlines, the status of a
-// failed method, and health Watch.
+// The gRPC server of the rate limit service (its own HTTP/2), spoken to by node:http2's client
+// (nghttp2): what the gRPC HTTP/2 protocol asks of a server for every request it must refuse,
+// deadlines, the status of a failed method, health Watch, a reply larger than the client's
+// flow-control window, and GOAWAY on stop with the call under way finishing.
 import { type ClientHttp2Session, connect, type IncomingHttpHeaders } from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHealthMethods } from '../../../../services/ratelimit/adapters/grpc/health-methods.ts';
@@ -13,6 +14,7 @@ import {
 } from '../../../../services/ratelimit/adapters/grpc/unary-server.ts';
 import { AppError } from '../../../../shared/errors.ts';
 import { silentLogger } from '../../../../shared/logger.ts';
+import { memoryLogger } from '../../../helpers/memory-logger.ts';
 
 interface Answer {
   headers: IncomingHttpHeaders;
@@ -28,7 +30,7 @@ const framed = (payload: number[], flag = 0): Buffer => {
   return out;
 };
 
-describe('the gRPC server on node:http2', () => {
+describe('the gRPC server on its own HTTP/2', () => {
   let server: RunningUnaryServer;
   let session: ClientHttp2Session;
   const health = createHealthMethods();
@@ -62,45 +64,47 @@ describe('the gRPC server on node:http2', () => {
     return [Number(all['grpc-status']), decodeURI(String(all['grpc-message'] ?? ''))];
   };
 
+  const options = () => ({
+    host: '127.0.0.1',
+    port: 0,
+    reusePort: false,
+    unary: new Map([
+      ['/t.T/Echo', async (message: Buffer) => frame(Buffer.concat([Buffer.alloc(5), message]))],
+      [
+        '/t.T/Slow',
+        () => new Promise<Buffer>((resolve) => setTimeout(() => resolve(frame(Buffer.alloc(5))), 300)),
+      ],
+      [
+        '/t.T/Refuse',
+        async () => {
+          throw new AppError('INVALID_ARGUMENT', 'domain must not be empty: ünï');
+        },
+      ],
+      [
+        '/t.T/Bug',
+        async () => {
+          throw new TypeError('x is undefined');
+        },
+      ],
+      [
+        '/t.T/Garbled',
+        async () => {
+          throw new ProtobufError('truncated varint');
+        },
+      ],
+      ...health.unary,
+    ]),
+    streaming: health.streaming,
+    failure: grpcFailure(silentLogger),
+    maxMessageBytes: 16,
+    maxConnectionAgeMs: 0,
+    maxConnectionAgeGraceMs: 0,
+    logger: silentLogger,
+  });
+
   beforeAll(async () => {
     health.setStatus('', 'SERVING');
-    server = await startUnaryServer({
-      host: '127.0.0.1',
-      port: 0,
-      reusePort: false,
-      unary: new Map([
-        ['/t.T/Echo', async (message: Buffer) => frame(Buffer.concat([Buffer.alloc(5), message]))],
-        [
-          '/t.T/Slow',
-          () => new Promise<Buffer>((resolve) => setTimeout(() => resolve(frame(Buffer.alloc(5))), 300)),
-        ],
-        [
-          '/t.T/Refuse',
-          async () => {
-            throw new AppError('INVALID_ARGUMENT', 'domain must not be empty: ünï');
-          },
-        ],
-        [
-          '/t.T/Bug',
-          async () => {
-            throw new TypeError('x is undefined');
-          },
-        ],
-        [
-          '/t.T/Garbled',
-          async () => {
-            throw new ProtobufError('truncated varint');
-          },
-        ],
-        ...health.unary,
-      ]),
-      streaming: health.streaming,
-      failure: grpcFailure(silentLogger),
-      maxMessageBytes: 16,
-      maxConnectionAgeMs: 0,
-      maxConnectionAgeGraceMs: 0,
-      logger: silentLogger,
-    });
+    server = await startUnaryServer(options());
     session = connect(`http://127.0.0.1:${server.port}`);
   });
   afterAll(async () => {
@@ -191,5 +195,96 @@ describe('the gRPC server on node:http2', () => {
     });
     expect((await ended).trailers['grpc-status']).toBe('0');
     expect(messages).toEqual([1, 2, 1, 2]); // SERVING, NOT_SERVING, SERVING, NOT_SERVING at shutdown
+  });
+
+  it('sends a reply larger than the window the client gives, as the client opens it', async () => {
+    const small = connect(`http://127.0.0.1:${server.port}`, { settings: { initialWindowSize: 3 } });
+    try {
+      const body = await new Promise<Buffer>((resolve, reject) => {
+        const stream = small.request({
+          ':method': 'POST',
+          ':path': '/t.T/Echo',
+          'content-type': 'application/grpc',
+        });
+        const chunks: Buffer[] = [];
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        stream.on('end', () => resolve(Buffer.concat(chunks)));
+        stream.on('error', reject);
+        stream.end(framed(new Array(16).fill(7)));
+      });
+      expect([...body]).toEqual([0, 0, 0, 0, 16, ...new Array(16).fill(7)]);
+    } finally {
+      small.close();
+    }
+  });
+
+  it('sends GOAWAY on stop, lets the call under way finish, and takes no new connection', async () => {
+    const stopping = await startUnaryServer(options());
+    const client = connect(`http://127.0.0.1:${stopping.port}`);
+    client.on('error', () => {});
+    const goaway = new Promise<number>((resolve) => client.once('goaway', (code) => resolve(code)));
+    const slow = new Promise<IncomingHttpHeaders>((resolve, reject) => {
+      const stream = client.request({
+        ':method': 'POST',
+        ':path': '/t.T/Slow',
+        'content-type': 'application/grpc',
+      });
+      stream.on('trailers', resolve);
+      stream.on('error', reject);
+      stream.resume();
+      stream.end(framed([]));
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the call is under way
+    const stopped = stopping.stop(5_000);
+    expect(await goaway).toBe(0);
+    expect((await slow)['grpc-status']).toBe('0');
+    await stopped;
+    const refused = connect(`http://127.0.0.1:${stopping.port}`);
+    await expect(
+      new Promise((resolve, reject) => {
+        refused.once('connect', resolve);
+        refused.once('error', (error: Error & { code?: string }) => reject(new Error(error.code)));
+      }),
+    ).rejects.toThrow('ECONNREFUSED');
+    client.close();
+  });
+
+  it('closes a connection with GOAWAY INTERNAL_ERROR on a bug of its own, logs it, and goes on serving', async () => {
+    const { logger, lines } = memoryLogger('error');
+    const buggy = await startUnaryServer({
+      ...options(),
+      admit: () => {
+        throw new TypeError('admit is broken');
+      },
+      logger,
+    });
+    const client = connect(`http://127.0.0.1:${buggy.port}`);
+    client.on('error', () => {});
+    const goaway = new Promise<number>((resolve) => client.once('goaway', (code) => resolve(code)));
+    client
+      .request({ ':method': 'POST', ':path': '/t.T/Echo', 'content-type': 'application/grpc' })
+      .on('error', () => {})
+      .end(framed([]));
+    expect(await goaway).toBe(2); // INTERNAL_ERROR
+    expect(lines.map((line) => [line.msg, (line.err as { message: string }).message])).toEqual([
+      ['gRPC connection closed on an internal error', 'admit is broken'],
+    ]);
+    client.close();
+    const other = connect(`http://127.0.0.1:${buggy.port}`);
+    await new Promise((resolve) => other.once('remoteSettings', resolve));
+    other.close();
+    await buggy.stop(1_000);
+  });
+
+  it('answers a PING, with or without a call under way', async () => {
+    const ping = () =>
+      new Promise<number>((resolve, reject) =>
+        session.ping((error, duration) => (error ? reject(error) : resolve(duration))),
+      );
+    expect(await ping()).toBeLessThan(100);
+    const slow = call('/t.T/Slow', framed([]));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await ping()).toBeLessThan(100); // the call takes 300 ms: the ACK does not wait for its reply
+    expect(status(await slow)).toEqual([0, '']);
   });
 });
