@@ -34,7 +34,7 @@ describe('the build', () => {
       'proto/api/v1beta1/api.proto',
       'schemas/observation-log-reported.v1.avsc',
       'services/experiment/web/page/index.html',
-      'services/experiment/web/page/decimate.js',
+      'services/experiment/web/page/charts.js',
     ])
       expect(existsSync(join(TEST_BUILD, file)), file).toBe(true);
     expect(existsSync(join(TEST_BUILD, 'services/experiment/main.ts'))).toBe(false);
