@@ -5,7 +5,7 @@
 // The two untuned problems (no sampler change was tuned on them) are reported in a table apart.
 // Flags: --algorithms a,b --problems p,q --batches 1,5 --seeds N --trials N --in-process (the use
 // case called directly, for tuning) --servers N --loops N (per server).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -13,9 +13,10 @@ import { Worker } from 'node:worker_threads';
 import { kafkaSettings } from '../shared/bus/kafka-settings.ts';
 import { readSettings, str } from '../shared/settings.ts';
 import { type ExperimentServer, startExperimentServer } from '../test/helpers/experiment-server.ts';
-import { anchorFor, RELEASES } from './suggest/anchors.ts';
 import { type LoopResult, runLoop } from './suggest/driver.ts';
-import { ALL_PROBLEMS, type Problem, UNTUNED_PROBLEMS } from './suggest/problems.ts';
+import { goptunaFrom, type Latencies, loopLatencies, oursAt } from './suggest/latency.ts';
+import { ALL_PROBLEMS, UNTUNED_PROBLEMS } from './suggest/problems.ts';
+import { latencyTable, type Outcome, qualityTable, quantile } from './suggest/report.ts';
 import { grpcTransport } from './suggest/transports.ts';
 import type { Job } from './suggest/worker.ts';
 
@@ -41,6 +42,11 @@ const { values: flags } = parseArgs({
     servers: { type: 'string', default: String(Math.max(1, Math.min(2, availableParallelism()))) },
     loops: { type: 'string', default: '2' },
     'timing-samples': { type: 'string', default: '5' },
+    // The latency table (gRPC only): loops per algorithm, 0 for none; --latency-only skips the rest.
+    'latency-loops': { type: 'string', default: '3' },
+    'latency-only': { type: 'boolean', default: false },
+    'latency-problem': { type: 'string', default: 'hartmann6' },
+    'latency-algorithms': { type: 'string', default: 'random,tpe,cmaes,bayesianoptimization' },
   },
 });
 const algorithms = flags.algorithms.split(',').filter(Boolean);
@@ -65,32 +71,32 @@ if (
 
 /** The printed table rows, to count the misses. */
 const lines: string[] = [];
+/** What Katib's goptuna service answers. */
+const GOPTUNA_ALGORITHMS = ['random', 'tpe', 'cmaes', 'sobol'];
 /** The lines of the blocking check (runThroughGrpc), printed after the tables. */
 const blocking: string[] = [];
-
-interface Outcome {
-  readonly job: Job;
-  readonly regrets?: number[];
-  readonly ms?: number;
-  readonly error?: string;
-}
+/** The latency table (runThroughGrpc), printed last. */
+let latency: string[] = [];
+let latencyTitle = '';
 
 // hyperband and pbt schedule their own rounds: batch 1 only.
-const jobs: Job[] = batches.flatMap((batch) =>
-  algorithms
-    .filter((algorithm) => batch === 1 || !['hyperband', 'pbt'].includes(algorithm))
-    .flatMap((algorithm) =>
-      problems.flatMap((problem) =>
-        Array.from({ length: seeds }, (_, seed) => ({
-          algorithm,
-          problem: problem.name,
-          seed,
-          trials,
-          batch,
-        })),
-      ),
-    ),
-);
+const jobs: Job[] = flags['latency-only']
+  ? []
+  : batches.flatMap((batch) =>
+      algorithms
+        .filter((algorithm) => batch === 1 || !['hyperband', 'pbt'].includes(algorithm))
+        .flatMap((algorithm) =>
+          problems.flatMap((problem) =>
+            Array.from({ length: seeds }, (_, seed) => ({
+              algorithm,
+              problem: problem.name,
+              seed,
+              trials,
+              batch,
+            })),
+          ),
+        ),
+    );
 const started = performance.now();
 const outcomes = flags['in-process'] ? await runInProcess(jobs) : await runThroughGrpc(jobs);
 report(outcomes);
@@ -127,6 +133,8 @@ async function runThroughGrpc(all: Job[]): Promise<Outcome[]> {
       ...kafkaSettings,
       /** Node options of the servers, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them. */
       serverNodeOptions: str('BENCH_SERVER_NODE_OPTIONS', ''),
+      /** Katib's goptuna suggestion service, built from Katib's source (see latency.ts); none when absent. */
+      goptunaBinary: str('BENCH_GOPTUNA', '.bench-tools/goptuna-suggestion'),
     },
     process.env,
   );
@@ -191,6 +199,9 @@ async function runThroughGrpc(all: Job[]): Promise<Outcome[]> {
       timed.set(key, samples);
     }
     await blockingCheck(clients[0]!.transport, finals);
+    await latencyCheck(servers[0]!.address, settings.goptunaBinary).catch((error: Error) => {
+      throw new Error(`latency: ${error.message}\nserver output:\n${servers[0]!.output()}`);
+    });
     return results.map((outcome) => {
       const samples = timed.get(keyOf(outcome.job)) ?? [];
       return { ...outcome, ms: samples[outcome.job.seed] };
@@ -253,6 +264,25 @@ async function blockingCheck(
   );
 }
 
+/** GetSuggestions p50 by completed trials, ours on the first server and goptuna's when built. */
+async function latencyCheck(address: string, goptunaBinary: string): Promise<void> {
+  const loops = Number(flags['latency-loops']);
+  const problem = ALL_PROBLEMS.find((p) => p.name === flags['latency-problem']);
+  if (!(loops > 0) || !problem) return;
+  const ours = new Map<string, Latencies>();
+  const goptuna = new Map<string, Latencies>();
+  const goptunaBuilt = existsSync(goptunaBinary);
+  for (const algorithm of flags['latency-algorithms'].split(',').filter(Boolean)) {
+    ours.set(algorithm, await loopLatencies(oursAt(address), algorithm, problem, loops));
+    if (goptunaBuilt && GOPTUNA_ALGORITHMS.includes(algorithm))
+      goptuna.set(algorithm, await loopLatencies(goptunaFrom(goptunaBinary), algorithm, problem, loops));
+  }
+  latencyTitle = `GetSuggestions p50 (ms) through gRPC by completed trials, batch 1, ${problem.name}, ${loops} loops (${
+    goptunaBuilt ? `goptuna: ${goptunaBinary}` : `goptuna not built: no ${goptunaBinary}`
+  })`;
+  latency = latencyTable(ours, goptuna);
+}
+
 function print(line: string): void {
   process.stdout.write(`${line}\n`);
 }
@@ -261,26 +291,8 @@ function progress(done: number, total: number): void {
   if (process.stderr.isTTY) process.stderr.write(`\r${done}/${total} loops`);
 }
 
-function quantile(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const position = (sorted.length - 1) * q;
-  const low = Math.floor(position);
-  const high = Math.ceil(position);
-  return sorted[low]! + (sorted[high]! - sorted[low]!) * (position - low);
-}
-
-function fmt(v: number): string {
-  if (!Number.isFinite(v)) return '-';
-  return v !== 0 && (Math.abs(v) < 0.01 || Math.abs(v) >= 1e5) ? v.toExponential(1) : v.toPrecision(3);
-}
-
 function keyOf(job: Job): string {
   return `${job.algorithm}/${job.problem}/${job.batch}`;
-}
-
-function verdict(ours: number, theirs: number | undefined): string {
-  if (theirs === undefined) return '-';
-  return ours <= theirs ? 'ok' : `MISSED ×${(ours / theirs).toPrecision(2)}`;
 }
 
 function report(results: readonly Outcome[]): void {
@@ -292,71 +304,23 @@ function report(results: readonly Outcome[]): void {
   }
   const untuned = problems.filter((p) => UNTUNED_PROBLEMS.includes(p));
   const anchored = problems.filter((p) => !UNTUNED_PROBLEMS.includes(p));
-  if (anchored.length) {
-    print('\nAnchor problems (median regret@100; Optuna figures from ../shared/reference)');
-    table(results, anchored);
-  }
-  if (untuned.length) {
-    print(
-      '\nUntuned problems (no change was tuned on them; Optuna 5.0 measured by bench/suggest/optuna-untuned.py)',
+  const show = (title: string, table: string[]) => {
+    print(`\n${title}`);
+    for (const line of table) print(line);
+    lines.push(...table);
+  };
+  if (anchored.length && results.length)
+    show(
+      'Anchor problems (median regret@100; Optuna figures from ../shared/reference)',
+      qualityTable(results, anchored, algorithms, batches),
     );
-    table(results, untuned);
-  }
+  if (untuned.length && results.length)
+    show(
+      'Untuned problems (no change was tuned on them; Optuna 5.0 measured by bench/suggest/optuna5.py)',
+      qualityTable(results, untuned, algorithms, batches),
+    );
   if (blocking.length) print(`\nA model fit and other calls on the same server\n${blocking.join('\n')}`);
+  if (latency.length) show(latencyTitle, latency);
   const missed = lines.filter((l) => l.includes('MISSED')).length;
   print(`\n${missed} rows with a miss`);
-}
-
-function table(results: readonly Outcome[], shown: readonly Problem[]): void {
-  const header = [
-    'problem',
-    'algorithm',
-    'batch',
-    'regret@25',
-    'regret@50',
-    'regret@100 [q25, q75]',
-    'ms/sugg',
-    ...RELEASES.flatMap((release) => [`${release}@100`, `${release} ms`, `vs ${release}`]),
-  ];
-  const rows: string[][] = [header];
-  for (const batch of batches) {
-    for (const problem of shown) {
-      for (const algorithm of algorithms) {
-        const mine = results.filter(
-          (r) =>
-            r.job.problem === problem.name &&
-            r.job.algorithm === algorithm &&
-            r.job.batch === batch &&
-            r.regrets,
-        );
-        if (!mine.length) continue;
-        const at = (k: number) => mine.map((r) => r.regrets![k]!);
-        const times = mine.flatMap((r) => (r.ms === undefined ? [] : [r.ms]));
-        const median100 = quantile(at(2), 0.5);
-        rows.push([
-          problem.name,
-          algorithm,
-          String(batch),
-          fmt(quantile(at(0), 0.5)),
-          fmt(quantile(at(1), 0.5)),
-          `${fmt(median100)} [${fmt(quantile(at(2), 0.25))}, ${fmt(quantile(at(2), 0.75))}]`,
-          times.length ? quantile(times, 0.5).toFixed(2) : '-',
-          ...RELEASES.flatMap((release) => {
-            const anchor = anchorFor(release, batch, algorithm, problem.name);
-            return [
-              anchor ? fmt(anchor.regret[2]) : '-',
-              anchor ? anchor.msPerSuggestion.toFixed(2) : '-',
-              verdict(median100, anchor?.regret[2]),
-            ];
-          }),
-        ]);
-      }
-    }
-  }
-  const widths = header.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  for (const row of rows) {
-    const line = row.map((cell, c) => cell.padEnd(widths[c]!)).join('  ');
-    lines.push(line);
-    print(line);
-  }
 }

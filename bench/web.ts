@@ -1,54 +1,81 @@
-/// <reference lib="dom" />
 // The web page under load, in Debian's headless chromium against the real experiment server on real
-// Kafka: an experiment of BENCH_TRIALS trials (500) and a trial of BENCH_POINTS points (100,000).
-// Prints how long each page takes to show its data, the longest main-thread task while it loads (a
-// page "freezes" when that is long), how long sorting the trials table takes, and how soon a burst
-// of new points reaches the chart over the live stream.
+// Kafka: an experiment of 10,000 trials with a trial of 1,000,000 points, then one of 500 trials and
+// 100,000 points (BENCH_TRIALS and BENCH_POINTS run one case of their own). Each figure is the median
+// of BENCH_ROUNDS rounds (./web-rounds.ts), printed beside its goal; beside each longest task, the
+// CPU time of the longest task by CPU (from a Chrome trace), which a busy machine inflates less.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer, { type Page } from 'puppeteer-core';
+import pg from 'pg';
+import puppeteer from 'puppeteer-core';
 import { kafkaSettings } from '../shared/bus/kafka-settings.ts';
-import { int, readSettings } from '../shared/settings.ts';
+import { bool, int, oneOf, readSettings, str } from '../shared/settings.ts';
 import { startExperimentServer } from '../test/helpers/experiment-server.ts';
+import { gatewayCall } from '../test/helpers/web-page.ts';
+import { type Round, runRound } from './web-rounds.ts';
 
 const settings = readSettings(
   {
     ...kafkaSettings,
-    trials: int('BENCH_TRIALS', 500, { min: 1, max: 10_000 }),
-    points: int('BENCH_POINTS', 100_000, { min: 100, max: 2_000_000 }),
+    /** 0: the two standard cases. */
+    trials: int('BENCH_TRIALS', 0, { min: 0, max: 10_000 }),
+    points: int('BENCH_POINTS', 0, { min: 0, max: 2_000_000 }),
     burst: int('BENCH_LIVE_POINTS', 1_000, { min: 1, max: 100_000 }),
+    rounds: int('BENCH_ROUNDS', 3, { min: 1, max: 9 }),
+    store: oneOf('BENCH_STORE', ['sqlite', 'postgres'], 'sqlite'),
+    postgresUrl: str('POSTGRES_URL', 'postgres://backbone:backbone@127.0.0.1:5432/backbone'),
+    /** The CPU time column, from a Chrome trace of each step (false: wall times without its overhead). */
+    cpuTrace: bool('BENCH_CPU_TRACE', true),
   },
   process.env,
 );
+const cases =
+  settings.trials > 0 || settings.points > 0
+    ? [{ trials: settings.trials || 500, points: settings.points || 100_000 }]
+    : [
+        { trials: 10_000, points: 1_000_000 },
+        { trials: 500, points: 100_000 },
+      ];
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const run = randomBytes(3).toString('hex');
-const experiment = `bench-web-${run}`;
-const trialName = (i: number) => `${experiment}-t${i}`;
 const dir = await mkdtemp(join(tmpdir(), 'bench-web-'));
 const server = await startExperimentServer({
   KAFKA_BROKERS: settings.kafkaBrokers.join(','),
-  SQLITE_FILE: join(dir, 'observations.db'),
+  OBSERVATION_STORE: settings.store,
+  ...(settings.store === 'sqlite'
+    ? { SQLITE_FILE: join(dir, 'observations.db') }
+    : { POSTGRES_URL: settings.postgresUrl, POSTGRES_SCHEMA: `bench_web_${run}` }),
   PERSISTENCE_GROUP: `bench-web-${run}`,
   EARLY_STOPPING_WORKER: 'false',
 });
 const base = `http://127.0.0.1:${server.httpPort}`;
 
 async function post(method: string, body: unknown): Promise<void> {
-  const res = await fetch(`${base}/api.v1.beta1.${method}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${method}: ${res.status} ${await res.text()}`);
+  const { status, text } = await gatewayCall(base, method, body);
+  if (status !== 200) throw new Error(`${method}: ${status} ${text}`);
+}
+const getJson = async (path: string) => (await fetch(`${base}${path}`)).json();
+const waitUntil = async (what: () => Promise<boolean>) => {
+  while (!(await what())) await new Promise((r) => setTimeout(r, 500));
+};
+/** Runs `work(i)` for i in [0, n), `width` at a time. */
+async function inParallel(n: number, width: number, work: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < n) await work(next++);
+    }),
+  );
 }
 
 const stamp = (ms: number) => new Date(ms).toISOString().replace('Z', '000Z');
 const t0 = Date.UTC(2026, 0, 1);
 
-try {
-  // The trials, named with their parameters by one GetSuggestions request, one objective value each.
+/** An experiment of `trials` trials, one objective value each, and a first trial of `points` points. */
+async function setUp(experiment: string, trials: number, points: number) {
+  const trialName = (i: number) => `${experiment}-t${i}`;
+  const started = performance.now();
   await post('Suggestion/GetSuggestions', {
     experiment: {
       name: experiment,
@@ -63,7 +90,7 @@ try {
         algorithm: { algorithmName: 'random' },
       },
     },
-    trials: Array.from({ length: settings.trials }, (_, i) => ({
+    trials: Array.from({ length: trials }, (_, i) => ({
       name: trialName(i),
       spec: {
         parameterAssignments: {
@@ -76,143 +103,149 @@ try {
       status: { condition: i % 17 === 3 ? 'EARLYSTOPPED' : 'SUCCEEDED' },
     })),
     currentRequestNumber: 1,
-    totalRequestNumber: settings.trials + 1,
+    totalRequestNumber: trials + 1,
   });
-  for (let i = 0; i < settings.trials; i += 50)
-    await Promise.all(
-      Array.from({ length: Math.min(50, settings.trials - i) }, (_, j) =>
-        post('DBManager/ReportObservationLog', {
-          trialName: trialName(i + j),
-          observationLog: {
-            metricLogs: [
-              {
-                timeStamp: stamp(t0 + (i + j) * 1000),
-                metric: { name: 'accuracy', value: String(Math.random()) },
-              },
-            ],
-          },
-        }),
-      ),
-    );
+  await inParallel(trials, 20, (i) =>
+    post('DBManager/ReportObservationLog', {
+      trialName: trialName(i),
+      observationLog: {
+        metricLogs: [
+          { timeStamp: stamp(t0 + i * 1000), metric: { name: 'accuracy', value: String(Math.random()) } },
+        ],
+      },
+    }),
+  );
   // The long trial: its points in reports of 10,000.
   const long = trialName(0);
-  for (let i = 0; i < settings.points; i += 10_000)
+  await inParallel(Math.ceil(points / 10_000), 2, (k) =>
+    post('DBManager/ReportObservationLog', {
+      trialName: long,
+      observationLog: {
+        metricLogs: Array.from({ length: Math.min(10_000, points - k * 10_000) }, (_, j) => {
+          const i = k * 10_000 + j;
+          return {
+            timeStamp: stamp(t0 + i * 10),
+            metric: { name: 'loss', value: String(Math.exp(-i / points) + Math.random() * 0.05) },
+          };
+        }),
+      },
+    }),
+  );
+  // Until the store has them all.
+  await waitUntil(async () => {
+    const { curves } = await getJson(`/api/trials/${long}/curves?metric=loss&columns=1`);
+    return (curves?.[0]?.points ?? 0) >= points;
+  });
+  await waitUntil(async () => {
+    const { best } = await getJson(`/api/experiments/${experiment}/summary`);
+    return best?.filter((b: number | null) => b !== null).length === trials;
+  });
+  const seconds = ((performance.now() - started) / 1000).toFixed(0);
+  say(`set up ${trials} trials and ${points} points through the gateway and Kafka in ${seconds} s`);
+  let sent = points;
+  const report = async (n: number) => {
+    const from = sent;
+    sent += n;
     await post('DBManager/ReportObservationLog', {
       trialName: long,
       observationLog: {
-        metricLogs: Array.from({ length: Math.min(10_000, settings.points - i) }, (_, j) => ({
-          timeStamp: stamp(t0 + (i + j) * 10),
-          metric: {
-            name: 'loss',
-            value: String(Math.exp(-(i + j) / settings.points) + Math.random() * 0.05),
-          },
+        metricLogs: Array.from({ length: n }, (_, j) => ({
+          timeStamp: stamp(t0 + (from + j) * 10),
+          metric: { name: 'loss', value: '0.01' },
         })),
       },
     });
-  // Until the store has them all.
-  for (;;) {
-    const res = await fetch(`${base}/api/trials/${long}/observations?metric=loss&format=csv`);
-    const lines = (await res.text()).split('\r\n').length - 2;
-    if (lines >= settings.points) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  };
+  return { long, report };
+}
 
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const ms = (v: number) => `${Math.round(v).toLocaleString('en-US')} ms`;
+
+function table(trials: number, points: number, rounds: Round[]): void {
+  type Row = [string, (r: Round) => number, number | undefined, ((r: Round) => number)?];
+  const rows: Row[] = [
+    [`experiment page, ${trials.toLocaleString('en-US')} trials: shown`, (r) => r.experimentMs, 1_000],
+    ['its longest main-thread task', (r) => r.experimentLongest, 100, (r) => r.experimentCpu],
+    ['sorting the trials table by objective', (r) => r.sortMs, 100],
+    ['its longest main-thread task', (r) => r.sortLongest, 100, (r) => r.sortCpu],
+    [`trial page, ${points.toLocaleString('en-US')} points: shown`, (r) => r.trialMs, 1_000],
+    ['its longest main-thread task', (r) => r.trialLongest, 100, (r) => r.trialCpu],
+    ['zooming into a tenth of the curve (fetch and draw)', (r) => r.zoomMs, undefined],
+    [
+      `${settings.burst.toLocaleString('en-US')} new points on the open chart after the report`,
+      (r) => r.liveMs,
+      200,
+    ],
+    ['its longest main-thread task', (r) => r.liveLongest, 100, (r) => r.liveCpu],
+  ];
+  say('');
+  say(`| | median of ${rounds.length} | rounds | goal | | CPU time of the longest task (median) |`);
+  say('|---|---|---|---|---|---|');
+  for (const [label, of, goal, cpu] of rows) {
+    const values = rounds.map(of);
+    const m = median(values);
+    const verdict = goal === undefined ? '' : m <= goal ? 'met' : '**missed**';
+    const cpuText = cpu && settings.cpuTrace ? ms(median(rounds.map(cpu))) : '';
+    say(
+      `| ${label} | ${ms(m)} | ${values.map((v) => Math.round(v)).join(', ')} | ${goal === undefined ? '—' : `≤ ${ms(goal)}`} | ${verdict} | ${cpuText} |`,
+    );
+  }
+  const last = rounds.at(-1)!;
+  say('');
+  say(`experiment page: ${last.rows} rows shown; where its time went (last round): ${last.experimentParts}`);
+  say(
+    `trial page: ${last.pointsDrawn} points drawn for ${points.toLocaleString('en-US')}; ${last.trialParts}`,
+  );
+}
+
+try {
+  say(
+    `store ${settings.store}; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   const browser = await puppeteer.launch({
     executablePath: '/usr/bin/chromium',
     headless: true,
     args: ['--no-sandbox'],
   });
   try {
-    const page = await browser.newPage();
-    await page.setViewport({ width: 1280, height: 800 });
-    const load = async (p: Page, hash: string) => {
-      await p.evaluateOnNewDocument(() => {
-        const w = globalThis as unknown as { longest: number };
-        w.longest = 0;
-        new PerformanceObserver((list) => {
-          for (const e of list.getEntries()) w.longest = Math.max(w.longest, e.duration);
-        }).observe({ type: 'longtask', buffered: true });
-      });
-      const started = performance.now();
-      await p.goto(`${base}/${hash}`);
-      await p.waitForFunction(() => document.querySelector('main')?.dataset.ready !== undefined, {
-        timeout: 120_000,
-      });
-      const ms = performance.now() - started;
-      const longest = await p.evaluate(() => (globalThis as unknown as { longest: number }).longest);
-      return { ms, longest };
-    };
-
-    const exp = await load(page, `#/experiment/${experiment}`);
-    const expParts = await page.evaluate(() =>
-      performance
-        .getEntriesByType('measure')
-        .map((m) => `${m.name.replace('experiment: ', '')} ${m.duration.toFixed(0)} ms`)
-        .join(', '),
-    );
-    const rows = await page.$$eval('#trials tbody tr', (r) => r.length);
-    const sortStarted = performance.now();
-    await page.click('button[data-sort="bestObjective"]');
-    await page.waitForFunction(
-      () =>
-        document
-          .querySelector('button[data-sort="bestObjective"]')
-          ?.closest('th')
-          ?.getAttribute('aria-sort') === 'ascending',
-    );
-    const sortMs = performance.now() - sortStarted;
-    say(
-      `experiment page, ${rows} trials: shown in ${exp.ms.toFixed(0)} ms, longest main-thread task ${exp.longest.toFixed(0)} ms (${expParts}); sorting by objective ${sortMs.toFixed(0)} ms`,
-    );
-
-    const trialPage = await browser.newPage();
-    await trialPage.setViewport({ width: 1280, height: 800 });
-    const trial = await load(trialPage, `#/trial/${long}`);
-    const shown = await trialPage.$eval('.metric-chart[data-metric="loss"]', (e) =>
-      Number((e as HTMLElement).dataset.points),
-    );
-    const parts = await trialPage.evaluate(() =>
-      performance
-        .getEntriesByType('measure')
-        .map((m) => `${m.name.replace('trial: ', '')} ${m.duration.toFixed(0)} ms`)
-        .join(', '),
-    );
-    say(
-      `trial page, ${shown} points: shown in ${trial.ms.toFixed(0)} ms, longest main-thread task ${trial.longest.toFixed(0)} ms (${parts})`,
-    );
-
-    // A burst of new points through the gateway, until the open chart has them all.
-    const burstStarted = performance.now();
-    await post('DBManager/ReportObservationLog', {
-      trialName: long,
-      observationLog: {
-        metricLogs: Array.from({ length: settings.burst }, (_, j) => ({
-          timeStamp: stamp(t0 + (settings.points + j) * 10),
-          metric: { name: 'loss', value: '0.01' },
-        })),
-      },
-    });
-    await trialPage.waitForFunction(
-      (n) =>
-        Number((document.querySelector('.metric-chart[data-metric="loss"]') as HTMLElement).dataset.points) >=
-        n,
-      { timeout: 60_000 },
-      shown + settings.burst,
-    );
-    const frame = await trialPage.evaluate(
-      () =>
-        new Promise<number>((resolve) => {
-          const s = performance.now();
-          requestAnimationFrame(() => resolve(performance.now() - s));
-        }),
-    );
-    say(
-      `live: ${settings.burst} new points on the open chart ${(performance.now() - burstStarted).toFixed(0)} ms after the report was sent; next frame after ${frame.toFixed(0)} ms`,
-    );
+    for (const [k, c] of cases.entries()) {
+      const experiment = `bench-web-${run}-${k}`;
+      const { long, report } = await setUp(experiment, c.trials, c.points);
+      const rounds: Round[] = [];
+      for (let i = 0; i < settings.rounds; i++)
+        rounds.push(
+          await runRound({
+            browser,
+            base,
+            experiment,
+            longTrial: long,
+            report,
+            burst: settings.burst,
+            trace: settings.cpuTrace,
+          }),
+        );
+      table(c.trials, c.points, rounds);
+      say(
+        `load average after the rounds ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}`,
+      );
+      say('');
+    }
   } finally {
     await browser.close();
   }
 } finally {
   await server.stop();
   await rm(dir, { recursive: true, force: true });
+  if (settings.store === 'postgres') {
+    // The bench's schema goes with it, as its SQLite file does.
+    const client = new pg.Client({ connectionString: settings.postgresUrl });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(`bench_web_${run}`)} CASCADE`);
+    await client.end();
+  }
 }

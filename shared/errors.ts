@@ -1,4 +1,21 @@
-import { status as GrpcStatus } from '@grpc/grpc-js';
+import type { status as GrpcStatus } from '@grpc/grpc-js';
+
+/**
+ * The gRPC status codes of the table (grpc/doc/statuscodes.md) as numbers: a process that serves
+ * no grpc-js server (the rate limiter's decision threads) does not load grpc-js for them.
+ */
+const GRPC = {
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+} as const satisfies Record<string, GrpcStatus>;
 
 /** What a failure means to a caller; stable, so clients and dashboards can rely on it. */
 export type ErrorCode =
@@ -23,16 +40,16 @@ export interface ErrorMapping {
 
 /** The one table from error code to gRPC status, HTTP status and consumer action. */
 export const ERROR_TABLE: Readonly<Record<ErrorCode, ErrorMapping>> = Object.freeze({
-  INVALID_ARGUMENT: { grpc: GrpcStatus.INVALID_ARGUMENT, http: 400, retriable: false },
-  NOT_FOUND: { grpc: GrpcStatus.NOT_FOUND, http: 404, retriable: false },
-  ALREADY_EXISTS: { grpc: GrpcStatus.ALREADY_EXISTS, http: 409, retriable: false },
-  FAILED_PRECONDITION: { grpc: GrpcStatus.FAILED_PRECONDITION, http: 412, retriable: false },
-  RESOURCE_EXHAUSTED: { grpc: GrpcStatus.RESOURCE_EXHAUSTED, http: 429, retriable: true },
-  DEADLINE_EXCEEDED: { grpc: GrpcStatus.DEADLINE_EXCEEDED, http: 504, retriable: true },
-  UNAVAILABLE: { grpc: GrpcStatus.UNAVAILABLE, http: 503, retriable: true },
-  UNIMPLEMENTED: { grpc: GrpcStatus.UNIMPLEMENTED, http: 501, retriable: false },
-  INTERNAL: { grpc: GrpcStatus.INTERNAL, http: 500, retriable: false },
-  UNKNOWN: { grpc: GrpcStatus.UNKNOWN, http: 400, retriable: false },
+  INVALID_ARGUMENT: { grpc: GRPC.INVALID_ARGUMENT, http: 400, retriable: false },
+  NOT_FOUND: { grpc: GRPC.NOT_FOUND, http: 404, retriable: false },
+  ALREADY_EXISTS: { grpc: GRPC.ALREADY_EXISTS, http: 409, retriable: false },
+  FAILED_PRECONDITION: { grpc: GRPC.FAILED_PRECONDITION, http: 412, retriable: false },
+  RESOURCE_EXHAUSTED: { grpc: GRPC.RESOURCE_EXHAUSTED, http: 429, retriable: true },
+  DEADLINE_EXCEEDED: { grpc: GRPC.DEADLINE_EXCEEDED, http: 504, retriable: true },
+  UNAVAILABLE: { grpc: GRPC.UNAVAILABLE, http: 503, retriable: true },
+  UNIMPLEMENTED: { grpc: GRPC.UNIMPLEMENTED, http: 501, retriable: false },
+  INTERNAL: { grpc: GRPC.INTERNAL, http: 500, retriable: false },
+  UNKNOWN: { grpc: GRPC.UNKNOWN, http: 400, retriable: false },
 });
 
 export interface AppErrorOptions {

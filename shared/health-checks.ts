@@ -15,7 +15,7 @@ export interface DependencyCheck {
  * every `intervalMs` and at once whenever one of `changes` fires. Returns a stop function.
  */
 export async function watchDependencies(options: {
-  health: HealthService;
+  health: Pick<HealthService, 'setStatus'>;
   services: readonly string[];
   checks: readonly DependencyCheck[];
   intervalMs: number;

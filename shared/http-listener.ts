@@ -20,6 +20,8 @@ export interface HttpListenerOptions {
   readonly keepAliveTimeoutMs?: number;
   /** How long open requests (live streams, slow bodies) may go on after stop(); 0 cuts them at once. */
   readonly closeGraceMs?: number;
+  /** SO_REUSEPORT (Linux): listeners of several threads on one port, the kernel spreading connections. */
+  readonly reusePort?: boolean;
 }
 
 /** Starts a node:http server; rejects with UNAVAILABLE naming the listener when it cannot bind. */
@@ -37,7 +39,7 @@ export async function startHttpListener(options: HttpListenerOptions): Promise<H
         ),
       ),
     );
-    server.listen(options.port, options.host, resolve);
+    server.listen({ port: options.port, host: options.host, reusePort: options.reusePort ?? false }, resolve);
   });
   const port = (server.address() as AddressInfo).port;
   const graceMs = options.closeGraceMs ?? 0;

@@ -4,7 +4,7 @@
 // with the request bytes written once per call and only the status line and length parsed.
 import { type ClientHttp2Session, constants, connect as http2Connect } from 'node:http2';
 import { type Socket, connect as tcpConnect } from 'node:net';
-import { RLS_PROTO, RLS_SERVICE } from '../../services/ratelimit/adapters/grpc/grpc-handlers.ts';
+import { RLS_PROTO, RLS_SERVICE } from '../../services/ratelimit/adapters/grpc/rls-method.ts';
 import { loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
 import { rawGrpcConnection } from './raw-grpc-client.ts';
 

@@ -1,7 +1,7 @@
 // Optuna figures from ../shared/reference/hpo-anchors.md (Optuna 3.1) and hpo-anchors-optuna5.md
-// (Optuna 5.0), batch 1 and batch 5, 20 seeds (gp-ei 10): median regret at 25/50/100 trials and
-// ms per suggestion (in-process ask+tell). Each of our algorithms is compared with the anchor
-// sampler of its family. Optuna 5.0 has no gp-ei, random, sobol or grid rows.
+// (Optuna 5.0), batch 1 and batch 5, 20 seeds (gp-ei and Optuna 5.0's GPSampler 10): median regret
+// at 25/50/100 trials and ms per suggestion (in-process ask+tell). Each of our algorithms is compared
+// with the anchor sampler of its family. Optuna 5.0 has no gp-ei, random, sobol or grid rows.
 
 export interface AnchorFigures {
   readonly sampler: string;
@@ -189,7 +189,7 @@ const ANCHORS: Record<Release, Record<1 | 5, Rows>> = {
 
 /**
  * Optuna 5.0 on the untuned problems (problems.ts UNTUNED_PROBLEMS), measured with the anchors'
- * protocol by ./optuna-untuned.py (Optuna 5.0.0, cmaes 0.13.1, numpy 2.4.6; 20 seeds).
+ * protocol by ./optuna5.py --sampler tpe|cmaes --seeds 20 (Optuna 5.0.0, cmaes 0.13.1, numpy 2.4.6).
  */
 const UNTUNED: Record<1 | 5, Rows> = {
   '1': {
@@ -218,6 +218,35 @@ const UNTUNED: Record<1 | 5, Rows> = {
   },
 };
 
+/**
+ * Optuna 5.0's GPSampler (its defaults: Matérn 5/2 ARD, logEI, qLogEI over running trials),
+ * measured by ./optuna5.py with the anchors' protocol (Optuna 5.0.0, torch 2.15 run on the CPU, scipy
+ * 1.17; 10 seeds, as the 3.1 gp-ei rows), on every problem: the anchors and the untuned two. Its ms
+ * were taken on a loaded 2-core machine (load ~12): compare them in scale only.
+ */
+const GP: Record<1 | 5, Rows> = {
+  '1': {
+    branin: { gp: [0.0402, 3.55e-5, 1.51e-5, 242.74] },
+    hartmann6: { gp: [0.483, 0.00211, 9.86e-5, 196.57] },
+    rosenbrock4: { gp: [492, 263, 18.7, 458.74] },
+    ackley5: { gp: [10.2, 5.74, 4.28, 189.75] },
+    mixed4: { gp: [2.5e-5, 2.71e-7, 2.2e-7, 197.03] },
+    logquad2: { gp: [1.47e-5, 1.08e-5, 4.57e-6, 413.26] },
+    styblinski4: { gp: [38.8, 27, 8.87, 448.33] },
+    mixedlog4: { gp: [0.000139, 9.31e-8, 6.95e-10, 664.97] },
+  },
+  '5': {
+    branin: { gp: [0.161, 8.39e-5, 7.25e-6, 473.14] },
+    hartmann6: { gp: [1.75, 0.0528, 1.94e-5, 444.39] },
+    rosenbrock4: { gp: [1210, 336, 33.2, 623.53] },
+    ackley5: { gp: [12.5, 5.7, 5.05, 138.71] },
+    mixed4: { gp: [0.09, 3.66e-7, 7.22e-8, 179.08] },
+    logquad2: { gp: [7.44e-6, 1e-6, 2.87e-7, 302.63] },
+    styblinski4: { gp: [54.6, 39.5, 14.5, 576.59] },
+    mixedlog4: { gp: [0.000164, 1.01e-6, 1.63e-9, 408.12] },
+  },
+};
+
 /** Which anchor sampler stands for each of our algorithm names (none for hyperband and pbt). */
 const FAMILY: Readonly<Record<string, string>> = {
   random: 'random',
@@ -235,9 +264,12 @@ export function anchorFor(
   algorithm: string,
   problem: string,
 ): AnchorFigures | undefined {
-  const sampler = FAMILY[algorithm];
-  const table = batch === 1 || batch === 5 ? ANCHORS[release][batch] : undefined;
-  const untuned = release === 'optuna-5.0' && (batch === 1 || batch === 5) ? UNTUNED[batch] : undefined;
+  // Optuna 5.0 has no gp-ei: bayesianoptimization is held to its GPSampler there.
+  const gp = release === 'optuna-5.0' && algorithm === 'bayesianoptimization';
+  const sampler = gp ? 'gp' : FAMILY[algorithm];
+  const known = batch === 1 || batch === 5;
+  const table = known ? (gp ? GP[batch] : ANCHORS[release][batch]) : undefined;
+  const untuned = release === 'optuna-5.0' && known && !gp ? UNTUNED[batch] : undefined;
   const row =
     sampler === undefined ? undefined : (table?.[problem]?.[sampler] ?? untuned?.[problem]?.[sampler]);
   if (sampler === undefined || row === undefined) return undefined;

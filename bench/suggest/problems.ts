@@ -210,7 +210,7 @@ const ACTIVATION_PENALTY: Readonly<Record<string, number>> = { relu: 0, tanh: 0.
 
 /**
  * Two problems no change to the samplers was tuned on (chosen after the anchor work began,
- * measured against Optuna 5.0 by ./optuna-untuned.py), reported apart by bench:suggest.
+ * measured against Optuna 5.0 by ./optuna5.py), reported apart by bench:suggest.
  */
 export const UNTUNED_PROBLEMS: readonly Problem[] = [
   box('styblinski4', cube(4, -5, 5), 2, -156.66466281508568, styblinskiTang),

@@ -21,6 +21,60 @@ export interface EarlyStoppingRulesIssuedV1<Time = Date> {
   }>;
 }
 
+/** early-stopping-rules-issued.v2.avsc: EarlyStopping.GetEarlyStoppingRules answered: the rules now in force for the experiment (possibly none yet) and the trials the request listed. Key: experiment name. v2 adds the algorithm and its settings, and what the succeeded trials showed (the pruners' reference), so the early-stopping judge runs the algorithm itself. */
+export interface EarlyStoppingRulesIssuedV2<Time = Date> {
+  readonly event_id: string;
+  readonly occurred_at: Time;
+  readonly experiment_name: string;
+  readonly objective_metric: string;
+  readonly objective_type: 'UNKNOWN' | 'MINIMIZE' | 'MAXIMIZE';
+  /** What the reply carried, for Katib's metrics collector. */
+  readonly rules: ReadonlyArray<{
+    readonly name: string;
+    readonly value: string;
+    readonly comparison: 'UNKNOWN' | 'EQUAL' | 'LESS' | 'GREATER';
+    readonly start_step: number;
+  }>;
+  readonly trials: ReadonlyArray<{
+    readonly name: string;
+    /** Katib's TrialConditionType name as the request carried it. */
+    readonly condition: string;
+  }>;
+  /** The experiment's early-stopping algorithm; empty in v1 events, whose rules alone judge (medianstop). */
+  readonly algorithm_name: string;
+  /** Its settings as the request carried them (validated). */
+  readonly algorithm_settings: ReadonlyArray<{
+    readonly name: string;
+    readonly value: string;
+  }>;
+  /** How many SUCCEEDED trials the request listed. */
+  readonly succeeded_trials: number;
+  /** The most objective values one of them reported. */
+  readonly succeeded_max_steps: number;
+  /** percentile: its threshold at each checked step that has one; wilcoxon: the best succeeded trial's values; empty otherwise. */
+  readonly reference_steps: ReadonlyArray<{
+    readonly step: number;
+    readonly value: number;
+  }>;
+}
+
+/** early-stopping-rung-recorded.v1.avsc: The early-stopping judge compared a trial at a rung of successive halving (successivehalving, hyperband): its value there, and whether it went on. Every judge reads these to compare other trials at the rung, and after a restart a recorded rung is not judged again. Key: experiment name (on experiment.early-stopping-rules). */
+export interface EarlyStoppingRungRecordedV1<Time = Date> {
+  /** Derived from trial, bracket and rung: a repeat is recognisable. */
+  readonly event_id: string;
+  readonly occurred_at: Time;
+  readonly experiment_name: string;
+  readonly trial_name: string;
+  readonly algorithm_name: string;
+  /** Hyperband's bracket; 0 for successivehalving. */
+  readonly bracket: number;
+  readonly rung: number;
+  /** The objective value's step (its 1-based report number). */
+  readonly step: number;
+  readonly value: number;
+  readonly promoted: boolean;
+}
+
 /** nas-controller-state-saved.v1.avsc: The enas controller of an experiment after a GetSuggestions call, saved before the reply is sent; any instance continues from the latest one. Key: experiment name (the topic is compacted: the latest state per experiment is kept). */
 export interface NasControllerStateSavedV1<Time = Date> {
   /** UUID */
@@ -269,7 +323,8 @@ export interface UpgradeProgressV2<Time = Date> {
 
 /** Every event, in the version this code reads and writes. */
 export interface EventPayloads<Time = Date> {
-  EarlyStoppingRulesIssued: EarlyStoppingRulesIssuedV1<Time>;
+  EarlyStoppingRulesIssued: EarlyStoppingRulesIssuedV2<Time>;
+  EarlyStoppingRungRecorded: EarlyStoppingRungRecordedV1<Time>;
   NasControllerStateSaved: NasControllerStateSavedV1<Time>;
   ObservationLogDeleted: ObservationLogDeletedV1<Time>;
   ObservationLogReported: ObservationLogReportedV1<Time>;

@@ -1,4 +1,4 @@
-// The configuration in force where decisions are made (and in the primary, for /rlconfig): a new
+// The configuration in force where decisions are made (the main thread's also serves /rlconfig): a new
 // one replaces it in one assignment, so a request in flight keeps the one it started with.
 import type { Logger } from '../../shared/logger.ts';
 import type { RateLimitConfig } from './config/index.ts';

@@ -1,16 +1,6 @@
-// The rate limit service's entry point: one process doing everything (RATELIMIT_WORKERS=1), or the
-// primary of that many decision processes (node:cluster, ./decision-process-main.ts).
+// The rate limit service's entry point: one process, RATELIMIT_WORKERS decision units (the main
+// thread's and worker threads), see ./wiring/instance.ts.
 import { boot } from './wiring/boot.ts';
 
-await boot(async (settings, logger, lifecycle) => {
-  // Imported on demand: one process never loads what only the other needs.
-  if (settings.decisionProcesses <= 1)
-    await (await import('./wiring/single.ts')).runSingle(settings, logger, lifecycle);
-  else
-    await (await import('./wiring/primary.ts')).runPrimary(
-      settings,
-      logger,
-      lifecycle,
-      settings.decisionProcesses,
-    );
-});
+// Imported once boot() has settled the process's options (it may start the process again first).
+await boot(async (...args) => (await import('./wiring/instance.ts')).runInstance(...args));

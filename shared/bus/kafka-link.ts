@@ -32,6 +32,8 @@ export interface KafkaLinkOptions {
   readonly probe?: (broker: string) => Promise<ProbeOutcome>;
 }
 
+const SILENT_PROBES_TO_LOSE = 2;
+
 export function createKafkaLink(options: KafkaLinkOptions): KafkaLink {
   const intervalMs = options.intervalMs ?? 250;
   const timeoutMs = options.timeoutMs ?? 400;
@@ -84,12 +86,22 @@ export function createKafkaLink(options: KafkaLinkOptions): KafkaLink {
     for (const listener of listeners) listener(up);
   }
 
+  // A broker that refuses or drops the connection is lost at once; one that is only slow to answer
+  // must be so twice in a row (a loaded machine can delay one answer past the timeout).
+  let silentProbes = 0;
   async function probeAll(): Promise<void> {
     const outcomes = await Promise.all(options.brokers.map((broker) => probe(broker)));
-    if (outcomes.some((o) => o.answered === true)) return set(true, '');
+    if (outcomes.some((o) => o.answered === true)) {
+      silentProbes = 0;
+      return set(true, '');
+    }
     const failures = outcomes.filter((o): o is { answered: false; reason: string } => o.answered === false);
     // All inconclusive (a busy event loop): keep what is known.
-    if (failures.length === outcomes.length) set(false, failures.map((f) => f.reason).join('; '));
+    if (failures.length !== outcomes.length) return;
+    const reason = failures.map((f) => f.reason).join('; ');
+    const onlySilent = failures.every((f) => f.reason.startsWith('no answer within'));
+    silentProbes = onlySilent ? silentProbes + 1 : 0;
+    if (!onlySilent || silentProbes >= SILENT_PROBES_TO_LOSE) set(false, reason);
   }
 
   function schedule(): void {

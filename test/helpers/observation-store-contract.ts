@@ -6,6 +6,7 @@ import type {
   ObservationStore,
   TrialStatusRecord,
 } from '../../services/experiment/common/ports.ts';
+import { describeCurveContract } from './curve-contract.ts';
 
 const BASE = Date.UTC(2026, 0, 1);
 
@@ -48,8 +49,8 @@ const trial = (prefix: string): string => `${prefix}-${randomUUID()}`;
 
 /**
  * Opens a store, writes a report, closes it, takes the database back to what a version 1 program
- * left (`backToVersion1`: no trial statuses), and checks that the store opened again upgrades it:
- * the logs and applied event ids kept, statuses recorded.
+ * left (`backToVersion1`: no trial statuses, no curve tables), and checks that the store opened
+ * again upgrades it: the logs and applied event ids kept, the curves built from them, statuses recorded.
  */
 export async function expectUpgradeFromVersion1(
   open: () => ObservationStore | Promise<ObservationStore>,
@@ -64,6 +65,10 @@ export async function expectUpgradeFromVersion1(
   try {
     expect(await upgraded.apply([change])).toBe(0);
     expect(await upgraded.query({ trialName: 't' })).toEqual([log(at(1), 'm', '1')]);
+    // The curves' summary is built from the logs that were there.
+    expect(await upgraded.curves({ trialName: 't', columns: 10 })).toEqual([
+      expect.objectContaining({ metricName: 'm', points: 1, data: [[BASE + 1_000, 1]] }),
+    ]);
     expect(await upgraded.apply([status('t')])).toBe(1);
     expect((await upgraded.trialStatus('t'))?.condition).toBe('EARLYSTOPPED');
   } finally {
@@ -76,6 +81,7 @@ export async function expectUpgradeFromVersion1(
  * store sees the same data); tests use fresh trial names, so data left by earlier tests is harmless.
  */
 export function describeObservationStoreContract(name: string, open: () => Promise<ObservationStore>): void {
+  describeCurveContract(name, open);
   describe(`ObservationStore contract: ${name}`, () => {
     let store: ObservationStore;
     beforeAll(async () => {

@@ -11,6 +11,8 @@ import { spawnService } from './service-process.ts';
 import { waitFor } from './wait-for.ts';
 
 export interface RatelimitServer {
+  /** The service's process (one for the whole instance). */
+  readonly pid: number;
   readonly httpPort: number;
   readonly grpcPort: number;
   readonly debugPort: number;
@@ -24,9 +26,11 @@ export interface RatelimitServer {
   /** A counter from /stats, 0 when absent. */
   stat(name: string): Promise<number>;
   shouldRateLimit(request: Partial<WireRequest>): Promise<WireResponse>;
-  /** The same on a TCP connection of its own (with RATELIMIT_WORKERS, calls then spread over the decision processes). */
+  /** The same on a TCP connection of its own (with RATELIMIT_WORKERS, calls then spread over the decision units). */
   shouldRateLimitOnNewConnection(request: Partial<WireRequest>): Promise<WireResponse>;
   grpcHealth(service: string): Promise<string>;
+  /** The statuses `connections` new connections get (with RATELIMIT_WORKERS, from different decision units). */
+  grpcHealthOnNewConnections(service: string, connections: number): Promise<string[]>;
   stop(): Promise<number | null>;
   output(): string;
 }
@@ -67,24 +71,24 @@ export const statsOf = async (server: RatelimitServer): Promise<Map<string, numb
   );
 
 /**
- * Calls on new connections until every decision process of `server` has answered one (the
- * primary hands connections out in turn, but on a loaded machine a process's stats reply may come
- * late); `check` runs on each answer, and an answer it refuses fails the wait with its assertion.
+ * Calls on new connections until every decision unit of `server` has answered one (the kernel
+ * spreads new connections over the units' listeners at random); `check` runs on each answer, and
+ * an answer it refuses fails the wait with its assertion.
  */
 export async function askEveryDecisionProcess(
   server: RatelimitServer,
-  processes: number,
+  units: number,
   request: () => Partial<WireRequest>,
   check: (reply: WireResponse) => void,
 ): Promise<void> {
   await waitFor(
-    `each of ${processes} decision processes to answer`,
+    `each of ${units} decision units to answer`,
     async () => {
       check(await server.shouldRateLimitOnNewConnection(request()));
       const served = (await server.debug('/stats'))
         .split('\n')
         .filter((line) => /^ratelimit\.worker\.\d+\.total_requests: [1-9]/.test(line));
-      return served.length === processes;
+      return served.length === units;
     },
     { timeoutMs: 20_000 },
   );
@@ -108,11 +112,23 @@ export async function failedStart(
 export async function startRatelimitServer(
   settings: Record<string, string>,
   /** built: run the JavaScript `build()` wrote into this folder (what `npm start` runs) instead of the sources. */
-  options: { readyTimeoutMs?: number; waitForHealthy?: boolean; built?: string } = {},
+  options: {
+    readyTimeoutMs?: number;
+    waitForHealthy?: boolean;
+    built?: string;
+    /** node options before the entry, such as --import of a test hook. */
+    nodeOptions?: readonly string[];
+  } = {},
 ): Promise<RatelimitServer> {
-  // PORT, GRPC_PORT and DEBUG_PORT when the test chose them (to probe them before the service is ready).
-  const portOf = async (variable: string): Promise<number> =>
-    settings[variable] !== undefined ? Number(settings[variable]) : freePort();
+  // PORT, GRPC_PORT and DEBUG_PORT when the test chose them (to probe them before the service is
+  // ready); otherwise three distinct free ones (the kernel may hand out a port just closed again).
+  const taken: number[] = [];
+  const portOf = async (variable: string): Promise<number> => {
+    let port = settings[variable] !== undefined ? Number(settings[variable]) : await freePort();
+    while (settings[variable] === undefined && taken.includes(port)) port = await freePort();
+    taken.push(port);
+    return port;
+  };
   const [httpPort, grpcPort, debugPort] = [
     await portOf('PORT'),
     await portOf('GRPC_PORT'),
@@ -140,6 +156,7 @@ export async function startRatelimitServer(
   const service = spawnService(
     options.built ? join(options.built, 'services/ratelimit/main.js') : 'services/ratelimit/main.ts',
     env,
+    options.nodeOptions,
   );
 
   const grpcAddress = `127.0.0.1:${grpcPort}`;
@@ -152,6 +169,7 @@ export async function startRatelimitServer(
   };
 
   const server: RatelimitServer = {
+    pid: service.child.pid!,
     httpPort,
     grpcPort,
     debugPort,
@@ -178,6 +196,17 @@ export async function startRatelimitServer(
       }
     },
     grpcHealth: (service) => health.check(service),
+    grpcHealthOnNewConnections: (service, connections) =>
+      Promise.all(
+        Array.from({ length: connections }, async () => {
+          const own = createHealthClient(grpcAddress, { ownConnection: true });
+          try {
+            return await own.check(service);
+          } finally {
+            own.close();
+          }
+        }),
+      ),
     async stop() {
       client.close();
       health.close();

@@ -1,7 +1,7 @@
 // gRPC clients of the rate limit service for the tests: ShouldRateLimit and grpc.health.v1 Check
 // as promises, over any channel credentials, with optional call metadata (a traceparent, say).
 import { type ChannelCredentials, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
-import { RLS_PROTO, RLS_SERVICE } from '../../services/ratelimit/adapters/grpc/grpc-handlers.ts';
+import { RLS_PROTO, RLS_SERVICE } from '../../services/ratelimit/adapters/grpc/rls-method.ts';
 import type { WireRequest, WireResponse } from '../../services/ratelimit/adapters/grpc/wire.ts';
 import { HEALTH_PROTO, loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
 

@@ -1,6 +1,6 @@
 // `npm run build` and what `npm start` runs from it (built here into .build/test, so a running
 // `npm start` keeps its dist/): the experiment service with a
-// suggestion thread, and the rate limit service with two decision processes. Both load files by
+// suggestion thread, and the rate limit service with two decision units. Both load files by
 // path at run time (.proto, .avsc, worker entries), which only a run of the build proves.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -30,11 +30,11 @@ describe('the build', () => {
     for (const file of [
       'services/experiment/main.js',
       'services/experiment/suggestion/adapters/suggestion-thread.js',
-      'services/ratelimit/decision-process-main.js',
+      'services/ratelimit/decision-thread-main.js',
       'proto/api/v1beta1/api.proto',
       'schemas/observation-log-reported.v1.avsc',
       'services/experiment/web/page/index.html',
-      'services/experiment/web/page/decimate.js',
+      'services/experiment/web/page/charts.js',
     ])
       expect(existsSync(join(TEST_BUILD, file)), file).toBe(true);
     expect(existsSync(join(TEST_BUILD, 'services/experiment/main.ts'))).toBe(false);
@@ -101,7 +101,7 @@ describe('the build', () => {
     }
   });
 
-  it('runs the rate limit service with two decision processes', async () => {
+  it('runs the rate limit service with two decision units', async () => {
     const domain = `build${randomBytes(4).toString('hex')}`;
     const runtime = await createRuntimeFolder({
       'build.yaml': `domain: ${domain}\ndescriptors:\n  - key: k\n    rate_limit:\n      unit: hour\n      requests_per_unit: 1\n`,

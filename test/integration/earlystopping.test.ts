@@ -290,8 +290,8 @@ describe('EarlyStopping end to end on real Kafka', () => {
       'experiment.spec.objective.objective_metric_name: missing (needed to read the succeeded trials)',
     ],
     [
-      { experiment: { name: 'x', spec: { early_stopping: { algorithm_name: 'hyperband' } } } },
-      'unknown algorithm name hyperband',
+      { experiment: { name: 'x', spec: { early_stopping: { algorithm_name: 'asha' } } } },
+      'unknown algorithm name asha',
     ],
     [
       {

@@ -42,7 +42,7 @@ describe('PostgreSQL observation store', () => {
         const versions = await client.query(
           `SELECT version FROM ${pg.escapeIdentifier(schema)}.schema_version ORDER BY version`,
         );
-        expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
+        expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
         const collation = await client.query(
           `SELECT collation_name FROM information_schema.columns
            WHERE table_schema = $1 AND table_name = 'observation_logs' AND column_name = 'time'`,
@@ -57,7 +57,7 @@ describe('PostgreSQL observation store', () => {
     }
   });
 
-  it('upgrades a version 1 schema: adds trial statuses and keeps the logs and applied event ids', async () => {
+  it('upgrades a version 1 schema: adds trial statuses and curves, keeps the logs and applied event ids', async () => {
     const schema = schemaName('test_observations_upgrade');
     created.push(schema);
     const open = () => openPostgresObservationStore({ url: URL, schema, poolSize: 1, logger: silentLogger });
@@ -67,7 +67,8 @@ describe('PostgreSQL observation store', () => {
       try {
         const s = pg.escapeIdentifier(schema);
         await client.query(
-          `DROP TABLE ${s}.trial_statuses; DELETE FROM ${s}.schema_version WHERE version > 1`,
+          `DROP TABLE ${s}.trial_statuses; DROP TABLE ${s}.metric_series; DROP TABLE ${s}.metric_buckets;
+           DELETE FROM ${s}.schema_version WHERE version > 1`,
         );
       } finally {
         await client.end();

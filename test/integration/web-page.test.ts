@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type ExperimentServer, startExperimentServer } from '../helpers/experiment-server.ts';
 import { uniqueName } from '../helpers/kafka.ts';
 import { waitFor } from '../helpers/wait-for.ts';
+import { sortedBy } from '../helpers/web-page.ts';
 
 // The page as a person uses it: Debian's chromium (headless, driven by puppeteer-core) against the
 // real service and Kafka, while a Python grpcio client runs a tpe + medianstop experiment.
@@ -130,36 +131,34 @@ describe('the web page, with a Python grpcio client running an experiment', () =
     expect(rows.filter((r) => r.condition === 'SUCCEEDED')).toHaveLength(TRIALS - 1);
     expect(await page.$eval('#rules', (e) => e.textContent)).toMatch(/^accuracy LESS [\d.]+ from step 3$/);
     // Both charts drew: objective by trial (the stopped trial in its own series) and parallel coordinates.
-    const charts = await page.evaluate(() => {
-      const e = (
-        globalThis as unknown as { echarts: { getInstanceByDom(el: Element): { getOption(): ChartOption } } }
-      ).echarts;
-      const objective = e.getInstanceByDom(document.getElementById('objective-chart')!).getOption();
-      const parallel = e.getInstanceByDom(document.getElementById('parallel-chart')!).getOption();
-      return {
-        stopped: objective.series[1]?.data.length,
-        trials: objective.series[0]?.data.length,
-        axes: parallel.parallelAxis.map((a) => a.name),
-        lines: parallel.series[0]?.data.length,
-      };
-    });
-    expect(charts).toEqual({
-      stopped: 1,
-      trials: TRIALS - 1,
-      axes: ['lr', 'momentum', 'accuracy'],
-      lines: TRIALS,
+    // They follow the summary, reloaded at most every two seconds.
+    const charts = () =>
+      page.evaluate(() => {
+        const e = (
+          globalThis as unknown as {
+            echarts: { getInstanceByDom(el: Element): { getOption(): ChartOption } };
+          }
+        ).echarts;
+        const objective = e.getInstanceByDom(document.getElementById('objective-chart')!).getOption();
+        const parallel = e.getInstanceByDom(document.getElementById('parallel-chart')!).getOption();
+        return {
+          stopped: objective.series[1]?.data.length,
+          trials: objective.series[0]?.data.length,
+          axes: parallel.parallelAxis.map((a) => a.name),
+          lines: parallel.series[0]?.data.length,
+        };
+      });
+    const expected = { stopped: 1, trials: TRIALS - 1, axes: ['lr', 'momentum', 'accuracy'], lines: TRIALS };
+    await waitFor('both charts with every trial', async () =>
+      JSON.stringify(await charts()) === JSON.stringify(expected) ? true : undefined,
+    ).catch(async (error: Error) => {
+      expect(await charts(), error.message).toEqual(expected);
     });
 
     // Sortable from the keyboard: Tab to the "Best objective" header button, Enter sorts.
     await page.focus('button[data-sort="bestObjective"]');
     await page.keyboard.press('Enter');
-    await page.waitForFunction(
-      () =>
-        document
-          .querySelector('button[data-sort="bestObjective"]')
-          ?.closest('th')
-          ?.getAttribute('aria-sort') === 'ascending',
-    );
+    await sortedBy(page, 'bestObjective', 'ascending');
     expect(await page.$eval('#trials tbody tr', (tr) => tr.getAttribute('data-trial'))).toBe(result.bad);
     await page.screenshot({ path: join(SHOTS, 'experiment-1280x800.png') });
 
@@ -175,6 +174,10 @@ describe('the web page, with a Python grpcio client running an experiment', () =
           stopped: (el as HTMLElement).dataset.stopped,
         })),
       );
+    // Why it stopped: the algorithm and the values it compared.
+    expect(await page.$eval('#trial-why', (e) => e.textContent)).toMatch(
+      /^Trial is early stopped: best accuracy [\d.]+ at step \d+ is less than [\d.]+ \(medianstop\)$/,
+    );
     const shown = await metricCharts();
     expect(shown.map((c) => c.metric).sort()).toEqual(['accuracy', 'loss']);
     const accuracy = shown.find((c) => c.metric === 'accuracy')!;

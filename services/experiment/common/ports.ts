@@ -65,8 +65,44 @@ export interface ObservationQuery {
   readonly to?: string;
 }
 
+/** A trial's curves reduced for a chart of `columns` columns. */
+export interface CurveQuery {
+  readonly trialName: string;
+  /** `undefined` = every metric of the trial that has a numeric value. */
+  readonly metricName?: string;
+  /** Inclusive bounds, normalized; `undefined` = the series' first (last) point. */
+  readonly from?: string;
+  readonly to?: string;
+  /** How many columns the chart has (1 or more). */
+  readonly columns: number;
+}
+
 /**
- * Where observation logs are kept (Katib's `observation_logs` table). Failures are `AppError`s:
+ * One metric's curve as a chart of `columns` columns draws it: per column (`origin + k * columnMs`,
+ * epoch ms) its first, lowest, highest and last point, so the lowest and highest of every column are
+ * always there. Only numeric values count (a value that is no finite decimal is not drawn).
+ */
+export interface MetricCurve {
+  readonly metricName: string;
+  /** Numeric points of the whole series, their time span (epoch ms) and range. */
+  readonly points: number;
+  readonly firstMs: number;
+  readonly lastMs: number;
+  readonly minValue: number;
+  readonly maxValue: number;
+  readonly origin: number;
+  readonly columnMs: number;
+  /** How many points the columns stand for (those of the range, and of its edge columns). */
+  readonly pointsInColumns: number;
+  /** `[ms, value]` in time order; milliseconds carry the microseconds as their fraction. */
+  readonly data: readonly (readonly [number, number])[];
+}
+
+/**
+ * Where observation logs are kept (Katib's `observation_logs` table). Beside them, in the same
+ * transaction, each store keeps a summary of every series (`metric_series`: the read model joins it
+ * for best objectives) and the time buckets of large ones (`metric_buckets`), which `curves` reads.
+ * Failures are `AppError`s:
  * `UNAVAILABLE` (retriable) when the store cannot be reached or is closed, `INTERNAL` when it
  * rejects the data itself (e.g. a missing field forced through a cast).
  */
@@ -83,6 +119,11 @@ export interface ObservationStore {
    * nothing matching, gives `[]`.
    */
   query(query: ObservationQuery): Promise<MetricLogRow[]>;
+  /**
+   * The trial's curves, a few points per column whatever the number of logs, from a summary the store
+   * keeps as logs are applied; metrics in name order. An unknown trial or metric gives `[]`.
+   */
+  curves(query: CurveQuery): Promise<MetricCurve[]>;
   /** The trial's latest recorded status; `undefined` when none was recorded. */
   trialStatus(trialName: string): Promise<TrialStatusRecord | undefined>;
   /** Whether the store holds anything of the trial: a log or a status. */
@@ -139,6 +180,44 @@ export interface TrialWithObjective extends TrialView {
   readonly objectivePoints: number;
 }
 
+/** What a trials table sorts by: one of the trial's columns or a parameter's value. */
+export type TrialSort =
+  | { readonly column: 'order' | 'name' | 'condition' | 'bestObjective' }
+  | { readonly parameter: string };
+
+/** One page of an experiment's trials, sorted and filtered where the data is. */
+export interface TrialPageQuery {
+  readonly offset: number;
+  readonly limit: number;
+  readonly sort: TrialSort;
+  /**
+   * Descending instead of ascending. Either way a trial without the value (no objective yet, no such
+   * parameter) comes last, numbers sort as numbers and before text, and ties keep the trials' order.
+   */
+  readonly descending: boolean;
+  /** Only trials shown with this condition (`EARLYSTOPPED`, ...); undefined = every one. */
+  readonly condition?: string;
+  /** Only trials whose name contains this, ignoring ASCII case; undefined = every one. */
+  readonly nameContains?: string;
+}
+
+export interface TrialPage {
+  /** Trials that pass the filters (all pages). */
+  readonly total: number;
+  readonly trials: TrialWithObjective[];
+}
+
+/** Every trial of an experiment in a few columns (in the trials' order): what its charts draw. */
+export interface TrialSummary {
+  readonly names: string[];
+  readonly conditions: string[];
+  readonly best: (number | null)[];
+  /** Every parameter any trial has, sorted. */
+  readonly parameters: string[];
+  /** Per parameter (in `parameters`' order), each trial's value as given; '' when it has none. */
+  readonly values: string[][];
+}
+
 /**
  * The read model of experiments and trials (kept by the persistence consumer, read by the web
  * side). Failures are `AppError`s: `UNAVAILABLE` when the database cannot answer or is closed.
@@ -147,8 +226,10 @@ export interface ReadModel {
   /** Every experiment, the most recently updated first. */
   experiments(): Promise<ExperimentView[]>;
   experiment(name: string): Promise<ExperimentView | undefined>;
-  /** The experiment's trials in order, with their best objective; `[]` for an unknown experiment. */
-  trials(experiment: string): Promise<TrialWithObjective[]>;
+  /** One page of the experiment's trials; an unknown experiment has none. */
+  trialPage(experiment: string, query: TrialPageQuery): Promise<TrialPage>;
+  /** The experiment's trials in columns; empty for an unknown experiment. */
+  trialSummary(experiment: string): Promise<TrialSummary>;
   trial(name: string): Promise<TrialView | undefined>;
   /** Names of the experiment's trials (for a live stream's filter). */
   trialNames(experiment: string): Promise<string[]>;

@@ -1,5 +1,6 @@
 // The read model of experiments and trials, derived from the events the service publishes: pure
-// functions from an event to the changes a store applies, and the best objective of a trial.
+// functions from an event to the changes a store applies. (A trial's best objective comes from the
+// observation store's summary of the objective metric, kept as its logs are applied.)
 import type { TypedEvent } from '../../../schemas/gen/events.ts';
 import type { Assignment, EarlyStoppingRuleView } from '../common/ports.ts';
 
@@ -104,26 +105,4 @@ export function readModelChanges(event: TypedEvent<Date | number>): ReadModelCha
     default:
       return [];
   }
-}
-
-/** Best objective per trial from its objective metric's logs (values that are not numbers are ignored). */
-export function bestObjectives(
-  rows: readonly { readonly trialName: string; readonly value: string }[],
-  objectiveType: string,
-): Map<string, { best: number; points: number }> {
-  const out = new Map<string, { best: number; points: number }>();
-  for (const row of rows) {
-    const value = Number(row.value);
-    if (row.value.trim() === '' || !Number.isFinite(value)) continue;
-    const seen = out.get(row.trialName);
-    if (!seen) {
-      out.set(row.trialName, { best: value, points: 1 });
-      continue;
-    }
-    seen.points++;
-    if (objectiveType === 'MAXIMIZE') seen.best = Math.max(seen.best, value);
-    else if (objectiveType === 'MINIMIZE') seen.best = Math.min(seen.best, value);
-    else seen.best = value;
-  }
-  return out;
 }

@@ -7,7 +7,7 @@
 // the set was issued (Katib fixes rules on a trial when it creates it, which has the same effect).
 
 import { parseFinite } from '../common/katib-numbers.ts';
-import type { Comparison, ObjectiveType, StoppingRule } from './medianstop.ts';
+import { type Comparison, MEDIANSTOP, type ObjectiveType, type StoppingRule } from './medianstop.ts';
 
 /** The numeric values of one metric, in report order, with when each one's report was acknowledged. */
 export interface Series {
@@ -18,14 +18,17 @@ export interface Series {
 
 export interface IssuedRules {
   readonly issuedAtMs: number;
+  /** The experiment's algorithm; '' or absent for rules alone (medianstop, v1 events). */
+  readonly algorithm?: string;
   readonly objectiveMetric: string;
   readonly objectiveType: ObjectiveType;
   readonly rules: readonly StoppingRule[];
 }
 
 export interface Verdict {
-  readonly rules: IssuedRules;
-  /** Why, for the status message: each rule with the value it compared. */
+  /** Who decided: medianstop for rules, else the pruner. */
+  readonly algorithm: string;
+  /** Why, for the status message: each rule (or the pruner's test) with the values it compared. */
   readonly evidence: string;
 }
 
@@ -82,7 +85,7 @@ export function judge(
       );
       return true;
     });
-    if (allHold) return { rules: set, evidence: evidence.join('; ') };
+    if (allHold) return { algorithm: set.algorithm || MEDIANSTOP, evidence: evidence.join('; ') };
   }
   return undefined;
 }

@@ -1,38 +1,34 @@
 // Katib's EarlyStopping requests, checked and turned into plain values (INVALID_ARGUMENT naming
-import { createHash } from 'node:crypto';
-
 // the field otherwise), and the events that record what the service decided.
+import { createHash } from 'node:crypto';
 
 import type { GetEarlyStoppingRulesRequest__Output } from '../../../proto/gen/api/v1/beta1/GetEarlyStoppingRulesRequest.ts';
 import type { SetTrialStatusRequest__Output } from '../../../proto/gen/api/v1/beta1/SetTrialStatusRequest.ts';
 import type { ValidateEarlyStoppingSettingsRequest__Output } from '../../../proto/gen/api/v1/beta1/ValidateEarlyStoppingSettingsRequest.ts';
-import type { TrialStatusChangedV1 } from '../../../schemas/gen/events.ts';
+import type { EarlyStoppingRulesIssuedV2, TrialStatusChangedV1 } from '../../../schemas/gen/events.ts';
 import { invalidArgument } from '../../../shared/errors.ts';
-import {
-  MEDIANSTOP,
-  type MedianStopSettings,
-  type ObjectiveType,
-  readMedianStopSettings,
-  type StoppingRule,
-} from './medianstop.ts';
+import { type AlgorithmSpec, readAlgorithmSpec } from './algorithms.ts';
+import { MEDIANSTOP, type ObjectiveType, type StoppingRule } from './medianstop.ts';
+import type { Setting } from './pruners/settings.ts';
+import type { Reference } from './pruners/types.ts';
 
 export interface RulesRequest {
   readonly experimentName: string;
   readonly objectiveMetric: string;
   readonly objectiveType: ObjectiveType;
-  readonly settings: MedianStopSettings;
+  readonly spec: AlgorithmSpec;
+  /** The settings as the request carried them (recorded in the event). */
+  readonly settings: readonly Setting[];
   readonly trials: readonly { readonly name: string; readonly condition: string }[];
-  /** The trials whose curves make the rule (Katib: condition SUCCEEDED only). */
-  readonly succeeded: readonly string[];
   /** A DBManager to read the curves from instead of the local store. */
   readonly dbManagerAddress?: string;
 }
 
 const HOST_PORT = /^[^\s:]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/;
 
-export function toSettings(request: ValidateEarlyStoppingSettingsRequest__Output): MedianStopSettings {
+export function toSettings(request: ValidateEarlyStoppingSettingsRequest__Output): AlgorithmSpec {
   const spec = request.early_stopping;
-  return readMedianStopSettings({
+  return readAlgorithmSpec({
     algorithmName: spec?.algorithm_name ?? '',
     settings: spec?.algorithm_settings ?? [],
   });
@@ -44,9 +40,13 @@ export function toRulesRequest(request: GetEarlyStoppingRulesRequest__Output): R
   const spec = experiment.spec;
   const objectiveMetric = spec?.objective?.objective_metric_name ?? '';
   // Katib's service never checks the algorithm name here (only Validate does): empty means medianstop.
-  const settings = readMedianStopSettings({
+  const settings = (spec?.early_stopping?.algorithm_settings ?? []).map(({ name, value }) => ({
+    name,
+    value,
+  }));
+  const algorithm = readAlgorithmSpec({
     algorithmName: spec?.early_stopping?.algorithm_name || MEDIANSTOP,
-    settings: spec?.early_stopping?.algorithm_settings ?? [],
+    settings,
   });
   const address = request.db_manager_address.trim();
   if (address !== '' && !HOST_PORT.test(address))
@@ -55,10 +55,9 @@ export function toRulesRequest(request: GetEarlyStoppingRulesRequest__Output): R
     if (trial.name === '') throw invalidArgument(`trials[${i}].name: missing`);
     return { name: trial.name, condition: trial.status?.condition ?? 'CREATED' };
   });
-  const succeeded = trials.filter((t) => t.condition === 'SUCCEEDED').map((t) => t.name);
   // Katib answers a request without objective (its own unit test sends one) with no rules; we can
   // too, as long as no succeeded trial needs its curve read.
-  if (objectiveMetric === '' && succeeded.length > 0)
+  if (objectiveMetric === '' && trials.some((t) => t.condition === 'SUCCEEDED'))
     throw invalidArgument(
       'experiment.spec.objective.objective_metric_name: missing (needed to read the succeeded trials)',
     );
@@ -66,9 +65,9 @@ export function toRulesRequest(request: GetEarlyStoppingRulesRequest__Output): R
     experimentName: experiment.name,
     objectiveMetric,
     objectiveType: spec?.objective?.type ?? 'UNKNOWN',
+    spec: algorithm,
     settings,
     trials,
-    succeeded,
     ...(address !== '' ? { dbManagerAddress: address } : {}),
   };
 }
@@ -80,9 +79,10 @@ export function toTrialName(request: SetTrialStatusRequest__Output): string {
 
 export function rulesIssuedPayload(
   request: RulesRequest,
-  rules: readonly StoppingRule[],
+  issued: { readonly rules: readonly StoppingRule[]; readonly reference: Reference },
   meta: { readonly eventId: string; readonly now: number },
-) {
+): EarlyStoppingRulesIssuedV2<number> {
+  const { rules, reference } = issued;
   return {
     event_id: meta.eventId,
     occurred_at: meta.now,
@@ -96,6 +96,11 @@ export function rulesIssuedPayload(
       start_step: rule.startStep,
     })),
     trials: request.trials.map((trial) => ({ name: trial.name, condition: trial.condition })),
+    algorithm_name: request.spec.algorithm,
+    algorithm_settings: request.settings,
+    succeeded_trials: reference.succeededTrials,
+    succeeded_max_steps: reference.succeededMaxSteps,
+    reference_steps: reference.steps,
   };
 }
 

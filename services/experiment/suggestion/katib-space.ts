@@ -129,7 +129,7 @@ export function toPoint(
       }
       continue;
     }
-    const value = parseFinite(text);
+    const value = readFinite(text);
     const tolerance = 1e-9 * Math.max(1, Math.abs(dimension.low), Math.abs(dimension.high));
     if (value === undefined || value < dimension.low - tolerance || value > dimension.high + tolerance)
       return undefined;
@@ -223,7 +223,7 @@ export function readTrials(
     if (condition === 'SUCCEEDED' || condition === 'EARLYSTOPPED') {
       const metricName = trial.spec?.objective?.objective_metric_name || objective.metricName;
       const metric = (trial.status?.observation?.metrics ?? []).findLast((m) => m.name === metricName);
-      value = metric === undefined ? undefined : parseFinite(metric.value);
+      value = metric === undefined ? undefined : readFinite(metric.value);
     }
     if (value !== undefined && objective.direction === undefined) {
       throw invalidArgument(
@@ -247,6 +247,22 @@ export function readTrials(
   }
   return { records, history, pending, all };
 }
+
+/**
+ * parseFinite for the numbers of every trial of every request: a plain decimal (what Katib's
+ * clients and this service write) is read by Number() without parseFinite's Python-grammar
+ * pattern, which took a tenth of a TPE call at 200 trials; anything else goes through it.
+ */
+function readFinite(text: string): number | undefined {
+  if (PLAIN_DECIMAL.test(text)) {
+    const value = Number(text);
+    if (Number.isFinite(value)) return value;
+  }
+  return parseFinite(text);
+}
+
+/** Python's float() and Number() read these alike (no blanks, underscores, hex or words). */
+const PLAIN_DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /** A key that is equal for equal points (for distinctness checks). */
 export const pointKey = (point: Point): string => JSON.stringify(point);

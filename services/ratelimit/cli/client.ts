@@ -3,7 +3,7 @@
 //   npm run -s ratelimit:client -- -dial_string localhost:8081 -domain basic -descriptors key1=foo
 import { credentials, type ServiceError } from '@grpc/grpc-js';
 import { loadPackageDefinition, lookupService } from '../../../shared/grpc.ts';
-import { RLS_PROTO, RLS_SERVICE } from '../adapters/grpc/grpc-handlers.ts';
+import { RLS_PROTO, RLS_SERVICE } from '../adapters/grpc/rls-method.ts';
 import type { WireRequest } from '../adapters/grpc/wire.ts';
 import { parseKeyValueList } from '../settings/key-value-list.ts';
 

@@ -120,3 +120,37 @@ export function createStatsStore(): StatsStore {
     ruleCounters: () => ruleCounters,
   };
 }
+
+/** The counters and gauges of one decision unit's stats store, for /stats. */
+export function* statsLines(
+  stats: StatsStore,
+  gauges: () => Iterable<[string, number]>,
+): Iterable<[string, number]> {
+  for (const counter of stats.counters()) yield [counter.name, counter.value];
+  yield* gauges();
+}
+
+const RULE_FIELD: Readonly<Record<RuleStatName, keyof RuleStats>> = {
+  total_hits: 'totalHits',
+  over_limit: 'overLimit',
+  near_limit: 'nearLimit',
+  within_limit: 'withinLimit',
+  over_limit_with_local_cache: 'overLimitWithLocalCache',
+  shadow_mode: 'shadowMode',
+};
+
+/**
+ * A stats store holding the sum of `lines` (several decision units' counters, by name): a limit's
+ * counters come back as the rule counters they were, with their domain and keys.
+ */
+export function sumStatsLines(lines: Iterable<readonly [string, number]>): StatsStore {
+  const store = createStatsStore();
+  for (const [name, value] of lines) {
+    const dot = name.lastIndexOf('.');
+    const stat = name.slice(dot + 1) as RuleStatName;
+    if (name.startsWith(RATE_LIMIT_PREFIX) && Object.hasOwn(RULE_FIELD, stat))
+      store.rule(name.slice(RATE_LIMIT_PREFIX.length, dot))[RULE_FIELD[stat]].value += value;
+    else store.counter(name).value += value;
+  }
+  return store;
+}

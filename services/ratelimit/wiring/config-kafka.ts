@@ -16,15 +16,18 @@ import {
   createLatestConfigPublisher,
   type LatestConfigPublisher,
 } from '../adapters/config/config-publisher.ts';
-import { createKafkaConfigSource } from '../adapters/config/kafka-source.ts';
-import type { ConfigSource } from '../ports.ts';
+import { createKafkaConfigSource, type KafkaConfigSource } from '../adapters/config/kafka-source.ts';
 import type { RatelimitSettings } from '../settings/index.ts';
 
 export interface ConfigKafka {
   /** Publishes (in the background, latest first) what it is offered. */
   startPublisher(): LatestConfigPublisher;
-  /** The ratelimit.config source of this fleet (the topic declared before it is read). */
-  createSource(loader: ConfigLoader): ConfigSource;
+  /** The ratelimit.config follower of this fleet (the topic declared before it is read). */
+  createSource(loader: ConfigLoader, lastVersion: () => string | undefined): KafkaConfigSource;
+  /** Whether Kafka answers now (fails at once while the link finds no broker). */
+  ping(): Promise<void>;
+  /** Called when Kafka is found lost or back; returns the function that removes the listener. */
+  onLinkChange(listener: () => void): () => void;
 }
 
 export function openConfigKafka(options: {
@@ -66,13 +69,16 @@ export function openConfigKafka(options: {
       lifecycle.onStop('config publisher', () => publisher.stop());
       return publisher;
     },
-    createSource: (loader) =>
+    createSource: (loader, lastVersion) =>
       createKafkaConfigSource({
         bus,
         fleet: settings.configKafkaKey,
         beforeStart: connectProducer, // declares the topic
         loader,
         logger,
+        lastVersion,
       }),
+    ping: () => bus.ping(),
+    onLinkChange: (listener) => bus.link.onChange(() => listener()),
   };
 }

@@ -1,14 +1,14 @@
 // The configuration source CONFIG_TYPE names, started for one process, with the Kafka publisher of
 // what the runtime folder or the xDS server gives (CONFIG_KAFKA_PUBLISH).
+import type { Registry } from 'prom-client';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import { createConfigLoader, type LoadFiles } from '../adapters/config/config-loader.ts';
-import { createFileConfigSource } from '../adapters/config/file-source.ts';
 import type { XdsClientOptions } from '../adapters/config/xds-client.ts';
-import { createXdsConfigSource } from '../adapters/config/xds-source.ts';
 import type { StatsStore } from '../domain/stats.ts';
 import type { ConfigSource, SourcedConfig } from '../ports.ts';
 import type { RatelimitSettings } from '../settings/index.ts';
+import type { HealthSetter } from './messages.ts';
 
 /**
  * Starts the source: every configuration it loads (once) goes to `onConfig`, then to the publisher
@@ -22,6 +22,10 @@ export async function startConfigSource(options: {
   onConfig: (loaded: SourcedConfig) => void;
   /** loadConfig; tests count the loads through it. */
   loadFiles?: LoadFiles;
+  /** CONFIG_TYPE=KAFKA: where the follower's component_running goes (/metrics). */
+  registry?: Registry;
+  /** CONFIG_TYPE=KAFKA: where the follower's health (`ratelimit.config`) goes. */
+  health?: HealthSetter;
 }): Promise<void> {
   const { settings, logger, lifecycle } = options;
   const loader = createConfigLoader({ stats: options.stats, logger, loadFiles: options.loadFiles });
@@ -36,8 +40,10 @@ export async function startConfigSource(options: {
 
   let source: ConfigSource;
   let name: string;
+  // Each source is loaded only when used: a FILE instance never loads grpc-js (xDS) or kafkajs.
   if (settings.configType === 'FILE') {
     name = 'file watch';
+    const { createFileConfigSource } = await import('../adapters/config/file-source.ts');
     source = createFileConfigSource({
       folder: {
         root: settings.runtimeRoot,
@@ -52,14 +58,24 @@ export async function startConfigSource(options: {
     });
   } else if (settings.configType === 'GRPC_XDS_SOTW') {
     name = 'xDS client';
+    const { createXdsConfigSource } = await import('../adapters/config/xds-source.ts');
     source = createXdsConfigSource({
       client: xdsClientOptions(settings, logger),
       mergeDomainConfig: settings.mergeDomainConfig,
       loader,
     });
   } else {
-    name = 'config subscription';
-    source = kafka!.createSource(loader);
+    name = 'config follower';
+    const { createSupervisedFollower } = await import('./config-follower.ts');
+    source = createSupervisedFollower({
+      kafka: kafka!,
+      loader,
+      logger,
+      lifecycle,
+      registry: options.registry,
+      health: options.health ?? { setStatus: () => {} },
+      giveUpAfterMs: settings.configKafkaGiveUpMs,
+    });
   }
   lifecycle.onStop(name, () => source.stop());
   await source.start((loaded) => {

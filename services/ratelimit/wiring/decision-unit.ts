@@ -1,21 +1,24 @@
 // A decision unit: the configuration in force, the counter store, the decision service with its
 // stats sinks and tracing, and the HTTP and gRPC listeners. Its caller hands it every loaded
-// configuration (the source of the same process, or the primary), so it never loads one itself.
-import type { Registry } from 'prom-client';
+// configuration (the main thread loads them), so it never loads one itself.
+import { getHeapStatistics } from 'node:v8';
+import { threadId } from 'node:worker_threads';
 import { systemClock } from '../../../shared/clock.ts';
-import { createHealthService, type HealthService } from '../../../shared/grpc.ts';
+import type { ServingStatus } from '../../../shared/grpc.ts';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
+import { createHealthMethods } from '../adapters/grpc/health-methods.ts';
 import { createCallTimer } from '../adapters/telemetry/call-stats.ts';
 import { createHealthState, type HealthComponent } from '../adapters/telemetry/health.ts';
+import type { ResponseTimes } from '../adapters/telemetry/response-times.ts';
 import { type ConfigInForce, createConfigInForce } from '../config-in-force.ts';
 import type { DecisionOptions } from '../domain/decision.ts';
 import { createOverLimitCache, type OverLimitCache } from '../domain/local-cache.ts';
-import type { StatsStore } from '../domain/stats.ts';
+import { SERVICE_STATS, type StatsStore, statsLines } from '../domain/stats.ts';
 import { createRateLimitService } from '../service.ts';
 import type { RatelimitSettings } from '../settings/index.ts';
 import { connectCounterStore } from './counter-store.ts';
-import { openDecisionListeners } from './listeners.ts';
+import { openDecisionListeners, type UnitPorts } from './listeners.ts';
 import { startStatsSinks } from './stats-sinks.ts';
 
 export interface DecisionUnit {
@@ -23,10 +26,21 @@ export interface DecisionUnit {
   readonly config: ConfigInForce;
   /** Gauges for /stats and statsd (the local cache's). */
   gauges(): Iterable<[string, number]>;
+  /** What the instance's /stats and /metrics sum: its stats lines (with `ratelimit.worker.<number>.*` about itself), Redis round trips, response times. */
+  report(number: number): UnitReport;
+  /** Sets a status its gRPC health service answers (the instance's configuration follower's). */
+  setHealth(service: string, status: ServingStatus): void;
   /** Resolves with the first configuration in force, or at once with FORCE_START_WITHOUT_INITIAL_CONFIG. */
   ready(): Promise<void>;
   /** Opens the listeners (once). */
-  listen(): Promise<{ grpcPort: number; httpPort: number }>;
+  listen(ports: UnitPorts): Promise<{ grpcPort: number; httpPort: number }>;
+}
+
+/** A decision unit's figures, as plain data a thread hands over. */
+export interface UnitReport {
+  readonly lines: Array<[string, number]>;
+  readonly redisRoundTrips: number | undefined;
+  readonly responseTimes: ResponseTimes;
 }
 
 /** The decision options the settings give (LIMIT_RESPONSE_HEADERS_*, SHADOW_MODE, ...). */
@@ -52,7 +66,6 @@ export async function startDecisionUnit(options: {
   logger: Logger;
   lifecycle: Lifecycle;
   stats: StatsStore;
-  registry: Registry;
 }): Promise<DecisionUnit> {
   const { settings, logger, lifecycle, stats } = options;
   const localCache: OverLimitCache | undefined =
@@ -63,7 +76,7 @@ export async function startDecisionUnit(options: {
       yield [`ratelimit.localcache.${name}`, value];
   };
 
-  const grpcHealth: HealthService = createHealthService();
+  const grpcHealth = createHealthMethods();
   const components: HealthComponent[] = ['redis', 'sigterm'];
   if (settings.healthyWithAtLeastOneConfigLoaded) components.push('config');
   const health = createHealthState({ components, grpcHealth, logger });
@@ -73,16 +86,7 @@ export async function startDecisionUnit(options: {
   });
 
   const counters = await connectCounterStore({ settings, logger, lifecycle, health });
-  const timingSinks = startStatsSinks({
-    settings,
-    logger,
-    lifecycle,
-    stats,
-    registry: options.registry,
-    configVersion: () => config.current()?.version,
-    redisRoundTrips: counters.roundTrips,
-    gauges,
-  });
+  const timing = await startStatsSinks({ settings, logger, lifecycle, stats, gauges });
 
   // Tracing (TRACING_ENABLED): loaded and wrapped around the decision path only when on.
   const tracing = settings.tracingEnabled
@@ -108,20 +112,35 @@ export async function startDecisionUnit(options: {
   return {
     config,
     gauges,
+    setHealth: (service, status) => grpcHealth.setStatus(service, status),
+    report(number) {
+      const self = `ratelimit.worker.${number}`;
+      return {
+        lines: [
+          ...statsLines(stats, gauges),
+          [`${self}.thread_id`, threadId],
+          [`${self}.heap_bytes`, getHeapStatistics().used_heap_size],
+          [`${self}.total_requests`, stats.counter(SERVICE_STATS.shouldRateLimitTotal).value],
+        ],
+        redisRoundTrips: counters.roundTrips(),
+        responseTimes: timing.responseTimes.snapshot(),
+      };
+    },
     async ready() {
       if (settings.forceStartWithoutInitialConfig) return;
       if (config.current() === undefined) logger.info('waiting for the initial configuration');
       await config.first;
     },
-    listen: () =>
+    listen: (ports) =>
       openDecisionListeners({
+        ports,
         settings,
         logger,
         lifecycle,
         service,
         health,
         grpcHealth,
-        timer: createCallTimer('ShouldRateLimit', stats, timingSinks),
+        timer: createCallTimer('ShouldRateLimit', stats, timing.sinks),
         tracing,
       }),
   };

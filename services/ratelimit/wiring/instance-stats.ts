@@ -1,55 +1,62 @@
-// /stats for the whole instance: every decision process's counters and gauges summed, plus each
-// one's own lines, the number that answered, and the counters only the primary keeps.
-import type { Worker } from 'node:cluster';
-import { SERVICE_STATS, type StatsStore } from '../domain/stats.ts';
-import type { PrimaryMessage } from './messages.ts';
-
-/** Counted once by the primary (it loads the configurations), not once per decision process. */
-const PRIMARY_STATS = new Set<string>([SERVICE_STATS.configLoadSuccess, SERVICE_STATS.configLoadError]);
-const STATS_TIMEOUT_MS = 2_000;
+// /stats and /metrics for the whole instance: every decision unit's report summed (the counters and
+// gauges, Redis round trips, response times), plus each unit's own lines and the number that
+// answered. The Prometheus registry lives in the main thread only.
+import type { Registry } from 'prom-client';
+import { registerPrometheusStats } from '../adapters/telemetry/prometheus.ts';
+import { sumResponseTimes } from '../adapters/telemetry/response-times.ts';
+import { createStatsStore, type StatsStore, sumStatsLines } from '../domain/stats.ts';
+import type { UnitReport } from './decision-unit.ts';
 
 export interface InstanceStats {
-  /** Asks every process for its lines (one that does not answer in time counts as none) and sums them. */
+  /** Asks every decision thread for its report (one that does not answer in time counts as none) and sums them. */
   collect(): Promise<Iterable<[string, number]>>;
-  /** A process's answer to the question `id`. */
-  answered(id: number, lines: Array<[string, number]>): void;
+  /** The Prometheus text of the instance. */
+  metrics(): Promise<string>;
 }
 
 export function createInstanceStats(options: {
-  /** The primary's own stats (configuration loads). */
-  stats: StatsStore;
-  processes: () => Worker[];
-  send: (to: Worker, message: PrimaryMessage) => void;
+  /** The main thread's unit's report. */
+  own: () => UnitReport;
+  /** The decision threads' reports. */
+  threads: () => Promise<UnitReport[]>;
+  /** The main thread's registry (process metrics, the configuration follower's). */
+  registry: Registry;
+  configVersion: () => string | undefined;
 }): InstanceStats {
-  let nextId = 0;
-  const waiting = new Map<number, (lines: Array<[string, number]>) => void>();
-  const ask = (child: Worker): Promise<Array<[string, number]>> =>
-    new Promise((resolve) => {
-      const id = nextId++;
-      const timer = setTimeout(() => {
-        waiting.delete(id);
-        resolve([]);
-      }, STATS_TIMEOUT_MS);
-      waiting.set(id, (lines) => {
-        clearTimeout(timer);
-        waiting.delete(id);
-        resolve(lines);
-      });
-      options.send(child, { rl: 'stats?', id });
-    });
+  const reports = async (): Promise<UnitReport[]> => [options.own(), ...(await options.threads())];
+  const sum = (all: readonly UnitReport[]): Map<string, number> => {
+    const sums = new Map<string, number>();
+    for (const report of all)
+      for (const [name, value] of report.lines) sums.set(name, (sums.get(name) ?? 0) + value);
+    sums.set('ratelimit.workers', all.length);
+    return sums;
+  };
+
+  // What the Prometheus collectors read: the sum as of the scrape under way.
+  let view: { stats: StatsStore; sums: Map<string, number>; all: UnitReport[] } = {
+    stats: createStatsStore(),
+    sums: new Map(),
+    all: [],
+  };
+  registerPrometheusStats({
+    registry: options.registry,
+    stats: () => view.stats,
+    configVersion: options.configVersion,
+    redisRoundTrips: () =>
+      view.all.some((r) => r.redisRoundTrips !== undefined)
+        ? view.all.reduce((n, r) => n + (r.redisRoundTrips ?? 0), 0)
+        : undefined,
+    gauges: () => [...view.sums].filter(([name]) => name.startsWith('ratelimit.localcache.')),
+    responseTimes: () => sumResponseTimes(view.all.map((r) => r.responseTimes)),
+  });
 
   return {
-    async collect() {
-      const replies = await Promise.all(options.processes().map(ask));
-      const sums = new Map<string, number>();
-      for (const lines of replies)
-        for (const [name, value] of lines)
-          if (!PRIMARY_STATS.has(name)) sums.set(name, (sums.get(name) ?? 0) + value);
-      for (const counter of options.stats.counters())
-        if (PRIMARY_STATS.has(counter.name)) sums.set(counter.name, counter.value);
-      sums.set('ratelimit.workers', replies.length);
-      return sums;
+    collect: async () => sum(await reports()),
+    async metrics() {
+      const all = await reports();
+      const sums = sum(all);
+      view = { stats: sumStatsLines(sums), sums, all };
+      return options.registry.metrics();
     },
-    answered: (id, lines) => waiting.get(id)?.(lines),
   };
 }

@@ -1,24 +1,32 @@
 // The listeners: a decision unit's HTTP (/json, /healthcheck) and gRPC (RLS, grpc.health.v1) ones,
 // traced when tracing is on, and the instance's debug listener.
 import type { Registry } from 'prom-client';
-import {
-  type HealthService,
-  loadPackageDefinition,
-  lookupService,
-  startGrpcServer,
-} from '../../../shared/grpc.ts';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
-import { createRateLimitHandlers, RLS_PROTO, RLS_SERVICE } from '../adapters/grpc/grpc-handlers.ts';
-import { grpcServerCredentials } from '../adapters/grpc/tls-credentials.ts';
+import type { HealthMethods } from '../adapters/grpc/health-methods.ts';
+import { createRlsMethod, grpcFailure, RLS_PATH } from '../adapters/grpc/rls-method.ts';
+import { grpcServerTls } from '../adapters/grpc/tls-credentials.ts';
+import { startUnaryServer } from '../adapters/grpc/unary-server.ts';
 import { createDebugHandler } from '../adapters/http/debug-server.ts';
 import { createHttpHandler, startHttpServer } from '../adapters/http/http-server.ts';
+import { ensurePortFree, listeningAt } from '../adapters/shared-port.ts';
 import type { CallTimer } from '../adapters/telemetry/call-stats.ts';
 import type { HealthState } from '../adapters/telemetry/health.ts';
 import type { Tracing } from '../adapters/telemetry/tracing.ts';
 import type { RateLimitConfig } from '../config/index.ts';
 import type { RateLimitService } from '../service.ts';
 import type { RatelimitSettings } from '../settings/index.ts';
+
+/** The largest request message the gRPC listener takes (as grpc-js was configured before: 64 MiB). */
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/** Where a decision unit listens: the settings' ports alone, or the instance's ports shared with its other threads. */
+export interface UnitPorts {
+  readonly httpPort: number;
+  readonly grpcPort: number;
+  /** SO_REUSEPORT: the first unit of an instance checks that nothing else holds the ports first. */
+  readonly shared: 'alone' | 'first' | 'joining';
+}
 
 /** Opens the HTTP and gRPC listeners of one decision unit; health turns false first on stop. */
 export async function openDecisionListeners(options: {
@@ -27,14 +35,22 @@ export async function openDecisionListeners(options: {
   lifecycle: Lifecycle;
   service: RateLimitService;
   health: HealthState;
-  grpcHealth: HealthService;
+  grpcHealth: HealthMethods;
   timer: CallTimer;
   tracing: Tracing | undefined;
+  ports: UnitPorts;
 }): Promise<{ grpcPort: number; httpPort: number }> {
-  const { settings, logger, lifecycle, service, health, grpcHealth, timer, tracing } = options;
+  const { settings, logger, lifecycle, service, health, grpcHealth, timer, tracing, ports } = options;
+  const reusePort = ports.shared !== 'alone';
+  if (ports.shared === 'first') {
+    await ensurePortFree('HTTP server', settings.host, ports.httpPort);
+    await ensurePortFree('gRPC server', settings.grpcHost, ports.grpcPort);
+  }
   const http = await startHttpServer({
     host: settings.host,
-    port: settings.port,
+    port: ports.httpPort,
+    reusePort,
+    quiet: ports.shared === 'joining',
     name: 'HTTP server',
     handler: tracing
       ? tracing.traceHttp(
@@ -45,32 +61,26 @@ export async function openDecisionListeners(options: {
   });
   lifecycle.onStop('HTTP server', () => http.stop());
 
-  const rls = lookupService(loadPackageDefinition([RLS_PROTO]), RLS_SERVICE);
-  const grpc = await startGrpcServer({
+  const tls = grpcServerTls(settings, logger, (name, stop) => lifecycle.onStop(name, stop));
+  const rls = createRlsMethod({ service: tracing ? tracing.traceService(service, 'grpc') : service, timer });
+  const grpc = await startUnaryServer({
     host: settings.grpcHost,
-    port: settings.grpcPort,
+    port: ports.grpcPort,
+    reusePort,
+    unary: new Map([[RLS_PATH, tracing ? tracing.traceUnary(rls) : rls], ...grpcHealth.unary]),
+    streaming: grpcHealth.streaming,
+    failure: grpcFailure(logger),
+    admit: tls?.admit,
+    maxMessageBytes: MAX_MESSAGE_BYTES,
+    maxConnectionAgeMs: settings.grpcMaxConnectionAgeMs,
+    maxConnectionAgeGraceMs: settings.grpcMaxConnectionAgeGraceMs,
+    tls: tls?.options,
     logger,
-    channelOptions: {
-      'grpc.max_connection_age_ms': settings.grpcMaxConnectionAgeMs,
-      'grpc.max_connection_age_grace_ms': settings.grpcMaxConnectionAgeGraceMs,
-      // Channelz's per-call bookkeeping (timestamps, counters) costs ~10-20 µs of CPU a call; nothing reads it.
-      'grpc.enable_channelz': 0,
-    },
-    credentials: grpcServerCredentials(settings, logger, (name, stop) => lifecycle.onStop(name, stop)),
-    services: [
-      {
-        definition: rls.service,
-        implementation: tracing
-          ? tracing.traceGrpc(
-              createRateLimitHandlers({ service: tracing.traceService(service, 'grpc'), timer, logger }),
-            )
-          : createRateLimitHandlers({ service, timer, logger }),
-      },
-      grpcHealth,
-    ],
   });
+  tls?.attach(grpc.setSecureContext);
   grpcHealth.setStatus('', 'SERVING');
-  logger.warn({ address: `${settings.grpcHost}:${grpc.port}` }, 'gRPC server listening');
+  if (ports.shared !== 'joining')
+    logger.warn(listeningAt(settings.grpcHost, grpc.port), 'gRPC server listening');
   lifecycle.onStop('gRPC server', async () => {
     grpcHealth.shutdown();
     await grpc.stop(settings.shutdownDeadlineMs / 2);

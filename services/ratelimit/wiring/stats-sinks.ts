@@ -1,36 +1,26 @@
-// Where one unit's stats go besides /stats: Prometheus (always: the debug port's /metrics) and
-// statsd or DogStatsD (USE_STATSD, USE_DOG_STATSD, unless DISABLE_STATS).
-import type { Registry } from 'prom-client';
+// Where one unit's response times go besides its own counters: the buckets the instance's /metrics
+// sums (always) and statsd or DogStatsD (USE_STATSD, USE_DOG_STATSD, unless DISABLE_STATS).
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import type { TimingSink } from '../adapters/telemetry/call-stats.ts';
-import { registerPrometheusStats } from '../adapters/telemetry/prometheus.ts';
-import { startStatsdSink } from '../adapters/telemetry/statsd-sink.ts';
+import { createResponseTimeSink, type ResponseTimeSink } from '../adapters/telemetry/response-times.ts';
 import type { StatsStore } from '../domain/stats.ts';
 import type { RatelimitSettings } from '../settings/index.ts';
 
-/** The sinks the call timer reports response times to. */
-export function startStatsSinks(options: {
+/** The sinks the call timer reports response times to; the first keeps them for /metrics. */
+export async function startStatsSinks(options: {
   settings: RatelimitSettings;
   logger: Logger;
   lifecycle: Lifecycle;
   stats: StatsStore;
-  registry: Registry;
-  configVersion: () => string | undefined;
-  redisRoundTrips: () => number | undefined;
   gauges: () => Iterable<[string, number]>;
-}): TimingSink[] {
+}): Promise<{ responseTimes: ResponseTimeSink; sinks: TimingSink[] }> {
   const { settings, logger, lifecycle, stats, gauges } = options;
-  const sinks: TimingSink[] = [
-    registerPrometheusStats({
-      registry: options.registry,
-      stats,
-      configVersion: options.configVersion,
-      redisRoundTrips: options.redisRoundTrips,
-      gauges,
-    }),
-  ];
+  const responseTimes = createResponseTimeSink();
+  const sinks: TimingSink[] = [responseTimes];
   if ((settings.useStatsd || settings.useDogStatsd) && !settings.disableStats) {
+    // Loaded only when used: a decision thread without statsd does not load it.
+    const { startStatsdSink } = await import('../adapters/telemetry/statsd-sink.ts');
     const statsd = startStatsdSink({
       host: settings.statsdHost,
       port: settings.statsdPort,
@@ -44,5 +34,5 @@ export function startStatsSinks(options: {
     sinks.push(statsd);
     lifecycle.onStop('statsd', () => statsd.stop());
   }
-  return sinks;
+  return { responseTimes, sinks };
 }

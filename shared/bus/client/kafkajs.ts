@@ -65,6 +65,17 @@ const toMessage = (record: OutgoingRecord): Message => ({
   headers: { ...record.headers },
 });
 
+function byPartition(records: readonly OutgoingRecord[]): Map<string, OutgoingRecord[]> {
+  const groups = new Map<string, OutgoingRecord[]>();
+  for (const record of records) {
+    const key = `${record.topic}\u0000${record.partition}`;
+    const group = groups.get(key);
+    if (group) group.push(record);
+    else groups.set(key, [record]);
+  }
+  return groups;
+}
+
 function byTopic(records: readonly OutgoingRecord[]): { topic: string; messages: Message[] }[] {
   const topics = new Map<string, Message[]>();
   for (const record of records) {
@@ -207,12 +218,29 @@ export function createKafkajsClient(options: ClientOptions): KafkaClient {
       });
       await producer.connect();
       return {
+        // One request per partition: kafkajs 2.2.4 keeps one answer per broker across the retries of a
+        // sendBatch, so when a partition's leader moves to a broker that already answered for others,
+        // the retry skips that broker and the records are reported sent but never written
+        // (producer/sendMessages.js; tulios/kafkajs#1303). A request for one partition cannot lose so.
+        // kafkajs also drops, silently, the records of a partition its metadata does not list
+        // (cluster.findLeaderForPartitions): a partition missing from the answer was not written.
         async send(records) {
-          await producer.sendBatch({
-            acks: -1,
-            compression: CompressionTypes.None,
-            topicMessages: byTopic(records),
-          });
+          await Promise.all(
+            [...byPartition(records).values()].map(async (group) => {
+              const { topic, partition } = group[0]!;
+              const written = await producer.sendBatch({
+                acks: -1,
+                compression: CompressionTypes.None,
+                topicMessages: byTopic(group),
+              });
+              if (
+                !written.some((r) => r.topicName === topic && r.partition === partition && r.errorCode === 0)
+              )
+                throw new Error(
+                  `kafkajs answered without ${topic}[${partition}]: its records were not written`,
+                );
+            }),
+          );
         },
         close: () => producer.disconnect(),
       };

@@ -51,6 +51,24 @@ describe('createKafkaLink', () => {
     kafka.close();
   });
 
+  it('takes a broker that is only slow for lost after two silent probes in a row, not one', async () => {
+    const silent: ProbeOutcome = { answered: false, reason: 'no answer within 400 ms' };
+    let alternate = true;
+    let probes = 0;
+    const kafka = link(async () => {
+      probes += 1;
+      return alternate && probes % 2 === 0 ? { answered: true } : silent;
+    });
+    const changes: boolean[] = [];
+    kafka.onChange((up) => changes.push(up));
+    await vi.waitFor(() => expect(probes).toBeGreaterThanOrEqual(8));
+    expect(changes).toEqual([]);
+    alternate = false;
+    await vi.waitFor(() => expect(kafka.up).toBe(false));
+    expect(kafka.unreachable('x')?.message).toContain('(no answer within 400 ms)');
+    kafka.close();
+  });
+
   it('stays up while one broker of three answers, and keeps its state when probes are inconclusive', async () => {
     const scripted = scriptedProbe(refused);
     const brokers = ['a:1', 'b:2', 'c:3'];

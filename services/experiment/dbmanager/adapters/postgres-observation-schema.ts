@@ -2,6 +2,7 @@
 // transaction helper both the migration and the writes use.
 import type pg from 'pg';
 import { AppError } from '../../../../shared/errors.ts';
+import { fillCurves, postgresCurveTables } from './postgres-curve-tables.ts';
 
 /**
  * Schema steps, applied in order: step i brings the schema to version i + 1. Later versions append
@@ -27,7 +28,11 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
       message text NOT NULL,
       changed_at_ms bigint NOT NULL
     );`,
+  postgresCurveTables,
 ];
+
+/** The step that adds the curve tables also fills them from the logs already there. */
+const CURVE_TABLES_VERSION = 3;
 
 /** Brings the schema to the newest version; the advisory lock serializes concurrent starts. */
 export function migrate(pool: pg.Pool, schema: string, s: string): Promise<void> {
@@ -52,6 +57,7 @@ export function migrate(pool: pg.Pool, schema: string, s: string): Promise<void>
     }
     for (let version = current + 1; version <= MIGRATIONS.length; version += 1) {
       await client.query(MIGRATIONS[version - 1]!(s));
+      if (version === CURVE_TABLES_VERSION) await fillCurves(client, s);
       await client.query(`INSERT INTO ${s}.schema_version (version) VALUES ($1)`, [version]);
     }
   });

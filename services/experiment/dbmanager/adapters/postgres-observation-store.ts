@@ -2,12 +2,16 @@ import pg from 'pg';
 import { AppError, internal, unavailable } from '../../../../shared/errors.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type {
+  CurveQuery,
+  MetricCurve,
   MetricLogRow,
   ObservationChange,
   ObservationQuery,
   ObservationStore,
   TrialStatusRecord,
 } from '../../common/ports.ts';
+import { createCurveBatch } from '../curves.ts';
+import { forgetCurves, readCurves, recordCurves } from './postgres-curve-tables.ts';
 import { inTransaction, migrate } from './postgres-observation-schema.ts';
 
 export interface PostgresObservationStoreOptions {
@@ -99,6 +103,15 @@ export async function openPostgresObservationStore(
         return result.rows.map((row) => ({ time: row.time, metricName: row.metric_name, value: row.value }));
       } catch (error) {
         throw fail('query', error);
+      }
+    },
+
+    async curves(query: CurveQuery): Promise<MetricCurve[]> {
+      await ready('read curves');
+      try {
+        return await readCurves(pool, s, query);
+      } catch (error) {
+        throw fail('read curves', error);
       }
     },
 
@@ -196,6 +209,7 @@ async function applyChanges(client: pg.PoolClient, s: string, changes: readonly 
   };
   // Statuses touch no log, so they are written together at the end; the last one of a trial wins.
   const statuses = new Map<string, TrialStatusRecord>();
+  const curves = createCurveBatch();
   let applied = 0;
   for (const change of changes) {
     // Deleting from the set skips a second occurrence of the same eventId within this batch.
@@ -212,13 +226,17 @@ async function applyChanges(client: pg.PoolClient, s: string, changes: readonly 
         text: `DELETE FROM ${s}.observation_logs WHERE trial_name = $1`,
         values: [change.trialName],
       });
+      curves.forget(change.trialName);
+      await forgetCurves(client, s, change.trialName);
       continue;
     }
+    curves.add(change.trialName, change.logs);
     for (const log of change.logs) pending.push([change.trialName, log.time, log.metricName, log.value]);
     if (pending.length >= ROWS_PER_INSERT) await flush();
   }
   await flush();
   if (statuses.size > 0) await upsertStatuses(client, s, [...statuses.values()]);
+  await recordCurves(client, s, curves.pending());
   return applied;
 }
 

@@ -6,13 +6,40 @@ import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { AppError, unavailable } from '../../../../shared/errors.ts';
+import { metricNumber } from '../curves.ts';
 
 export interface Sql {
   run(sql: string, params: readonly unknown[]): Promise<void>;
   all<T>(sql: string, params: readonly unknown[]): Promise<T[]>;
   transaction(work: (sql: Sql) => Promise<void>): Promise<void>;
   close(): Promise<void>;
+  readonly dialect: SqlDialect;
 }
+
+/** The few expressions the two databases spell differently; arguments are SQL expressions. */
+export interface SqlDialect {
+  /** The value of the parameter named `name` in `assignments` (JSON text of [{name, value}]), or NULL. */
+  parameterValue(assignments: string, name: string): string;
+  /** `text` as a number when it is a finite decimal, else NULL. */
+  number(text: string): string;
+  /** Text compared byte by byte, the same order in both. */
+  binary(text: string): string;
+}
+
+const SQLITE_DIALECT: SqlDialect = {
+  parameterValue: (a, name) =>
+    `(SELECT json_extract(j.value, '$.value') FROM json_each(${a}) j WHERE json_extract(j.value, '$.name') = ${name} LIMIT 1)`,
+  number: (text) => `finite_number(${text})`,
+  binary: (text) => `${text} COLLATE BINARY`,
+};
+
+const POSTGRES_DIALECT: SqlDialect = {
+  parameterValue: (a, name) =>
+    `(SELECT j->>'value' FROM json_array_elements(${a}::json) j WHERE j->>'name' = ${name} LIMIT 1)`,
+  number: (text) =>
+    `CASE WHEN ${text} ~ '^\\s*[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?\\s*$' THEN (${text})::numeric END`,
+  binary: (text) => `${text} COLLATE "C"`,
+};
 
 // read_trials' reason, message and status_at_ms are no longer written (a trial's status is read
 // from the observation store's trial_statuses); they stay so that databases made before still open.
@@ -45,6 +72,10 @@ export function openSqliteReadModelSql(file: string): { sql: Sql; prefix: string
   const db = new DatabaseSync(file);
   db.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL;');
   db.exec(SQLITE_TABLES);
+  // What POSTGRES_DIALECT.number does with a regular expression (SQLite has none).
+  db.function('finite_number', { deterministic: true }, (text) =>
+    typeof text === 'string' ? (metricNumber(text) ?? null) : null,
+  );
   const numbered = (sql: string) => sql.replace(/\$(\d+)/g, '?$1');
   const guard = <T>(work: () => T): T => {
     if (!db.isOpen) throw unavailable('read model: the store is closed');
@@ -79,6 +110,7 @@ export function openSqliteReadModelSql(file: string): { sql: Sql; prefix: string
     close: async () => {
       if (db.isOpen) db.close();
     },
+    dialect: SQLITE_DIALECT,
   };
   return { sql, prefix: '' };
 }
@@ -111,6 +143,7 @@ export async function openPostgresReadModelSql(options: {
       return next;
     },
     close: () => pool.end(),
+    dialect: POSTGRES_DIALECT,
   });
   let queue: Promise<unknown> = Promise.resolve();
   const inTransaction = async (work: (sql: Sql) => Promise<void>): Promise<void> => {

@@ -1,16 +1,16 @@
-// The read model's queries and upserts over its tables (./read-model-sql.ts). A trial's status is
-// not kept here: it is read from the observation store's trial_statuses, which the persistence
-// consumer writes in the same batch as the observations, so it is written once.
+// The read model's upserts and experiment queries over its tables (./read-model-sql.ts); the trial
+// queries are ./read-model-trials.ts. A trial's status is not kept here: it is read from the
+// observation store's trial_statuses, which the persistence consumer writes in the same batch as the
+// observations, so it is written once.
 import type {
-  Assignment,
   EarlyStoppingRuleView,
   ExperimentView,
   ObservationStore,
   ReadModel,
-  TrialView,
 } from '../../common/ports.ts';
-import { bestObjectives, type ReadModelChange } from '../read-model.ts';
+import type { ReadModelChange } from '../read-model.ts';
 import { openPostgresReadModelSql, openSqliteReadModelSql, type Sql } from './read-model-sql.ts';
+import { trialQueries } from './read-model-trials.ts';
 
 /** The read model as the persistence consumer keeps it. */
 export interface ReadModelStore extends ReadModel {
@@ -64,21 +64,9 @@ interface ExperimentRow {
   trial_count: number | string;
 }
 
-interface TrialRow {
-  name: string;
-  experiment: string;
-  assignments: string;
-  condition: string;
-  reason: string;
-  message: string;
-  status_at_ms: number | string | null;
-  created_at_ms: number | string;
-}
-
 function readModel(sql: Sql, p: string): ReadModelStore {
   const E = `${p}read_experiments`;
   const T = `${p}read_trials`;
-  const S = `${p}trial_statuses`;
   const experimentSelect = `SELECT e.name, e.algorithm, e.objective_metric, e.objective_type, e.rules,
       e.created_at_ms, e.updated_at_ms,
       (SELECT count(*) FROM ${T} t WHERE t.experiment = e.name) AS trial_count
@@ -93,23 +81,6 @@ function readModel(sql: Sql, p: string): ReadModelStore {
     createdAtMs: Number(r.created_at_ms),
     updatedAtMs: Number(r.updated_at_ms),
   });
-  const toTrial = (r: TrialRow, order: number): TrialView => ({
-    name: r.name,
-    experiment: r.experiment,
-    order,
-    assignments: JSON.parse(r.assignments) as Assignment[],
-    condition: r.condition,
-    reason: r.reason,
-    message: r.message,
-    statusAtMs: r.status_at_ms === null ? null : Number(r.status_at_ms),
-    createdAtMs: Number(r.created_at_ms),
-  });
-  // The recorded status when there is one, else the condition a request listed.
-  const trialSelect = `SELECT t.name, t.experiment, t.assignments,
-      COALESCE(s.condition, t.condition) AS condition, COALESCE(s.reason, '') AS reason,
-      COALESCE(s.message, '') AS message, s.changed_at_ms AS status_at_ms, t.created_at_ms
-    FROM ${T} t LEFT JOIN ${S} s ON s.trial_name = t.name`;
-
   const applyOne = async (tx: Sql, c: ReadModelChange): Promise<void> => {
     switch (c.kind) {
       case 'experiment':
@@ -177,41 +148,7 @@ function readModel(sql: Sql, p: string): ReadModelStore {
         toExperiment,
       ),
     experiment,
-    trials: async (name) => {
-      const exp = await experiment(name);
-      const rows = await sql.all<TrialRow>(`${trialSelect} WHERE t.experiment = $1 ORDER BY t.id`, [name]);
-      const metric = exp?.objectiveMetric ?? '';
-      const values =
-        metric === ''
-          ? []
-          : await sql.all<{ trial_name: string; value: string }>(
-              `SELECT o.trial_name, o.value FROM ${p}observation_logs o
-               WHERE o.metric_name = $1 AND o.trial_name IN (SELECT name FROM ${T} WHERE experiment = $2)
-               ORDER BY o.time, o.id`,
-              [metric, name],
-            );
-      const best = bestObjectives(
-        values.map((v) => ({ trialName: v.trial_name, value: v.value })),
-        exp?.objectiveType ?? '',
-      );
-      return rows.map((r, i) => {
-        const b = best.get(r.name);
-        return { ...toTrial(r, i + 1), bestObjective: b?.best ?? null, objectivePoints: b?.points ?? 0 };
-      });
-    },
-    trial: async (name) => {
-      const rows = await sql.all<TrialRow>(`${trialSelect} WHERE t.name = $1`, [name]);
-      if (!rows[0]) return undefined;
-      const before = await sql.all<{ n: number | string }>(
-        `SELECT count(*) AS n FROM ${T} WHERE experiment = $1 AND id <= (SELECT id FROM ${T} WHERE name = $2)`,
-        [rows[0].experiment, name],
-      );
-      return toTrial(rows[0], Number(before[0]?.n ?? 0));
-    },
-    trialNames: async (name) =>
-      (await sql.all<{ name: string }>(`SELECT name FROM ${T} WHERE experiment = $1`, [name])).map(
-        (r) => r.name,
-      ),
+    ...trialQueries(sql, p),
     close: () => sql.close(),
   };
 }

@@ -1,13 +1,15 @@
 // The early-stopping judge: rebuilds what it knows from the topics at every start (observations of
 // its partitions from the lookback window, the whole rules and trial-status topics), judges running
-// trials as Katib's metrics collector would, and publishes one TrialStatusChanged per stopped trial.
+// trials as Katib's metrics collector would (medianstop's rules) or by the experiment's pruner, and
+// publishes one TrialStatusChanged per stopped trial. Successive halving's rung records go to the
+// rules topic, which every instance reads: judges on other partitions compare against them, and a
+// judge that starts again finds its rungs decided.
 //
 // Never two: before publishing, the judge reads experiment.trial-status up to its end (every
 // decision ever published is there, by this or any instance) and skips trials already stopped.
 // It commits no offsets: its state lives in memory and is rebuilt by reading the topics again.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { EarlyStoppingRulesIssuedV1 } from '../../../../schemas/gen/events.ts';
 import {
   type Bus,
   type EventProducer,
@@ -19,7 +21,11 @@ import type { Clock } from '../../../../shared/clock.ts';
 import { beforeDeadline } from '../../../../shared/deadline.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import { EARLY_STOPPED, earlyStoppedEventId, earlyStoppedPayload } from '../requests.ts';
-import { createTracker, type RulesIssued, type StopDecision } from '../tracker.ts';
+import { createTracker, type Judgement, type RecordedRung, type StopDecision } from '../tracker.ts';
+import { rungRecordedEvent, toRecordedRung, toRulesIssued } from './rules-events.ts';
+
+/** How long a start may take to read the whole rules and status topics before judging anything. */
+const STARTUP_CATCH_UP_MS = 120_000;
 
 export interface EarlyStoppingJudgeOptions {
   readonly bus: Bus;
@@ -98,22 +104,36 @@ export async function startEarlyStoppingJudge(
     },
   });
 
-  // Decisions queue up (one per trial) and one flusher publishes them in batches: consuming never
-  // waits for a publish, and the trial-status catch-up is paid once per batch, not per decision.
+  // Decisions queue up (one stop per trial, and rung records) and one flusher publishes them in
+  // batches: consuming never waits for a publish, and the trial-status catch-up is paid once per
+  // batch, not per decision.
   const pending = new Map<string, StopDecision>();
+  let pendingRecords: RecordedRung[] = [];
   let flushing: Promise<void> | undefined;
   let stopping = false;
 
-  const enqueue = (decisions: readonly StopDecision[]): void => {
-    for (const decision of decisions) pending.set(decision.trialName, decision);
-    if (pending.size > 0 && flushing === undefined) flushing = flush().finally(() => (flushing = undefined));
+  const enqueue = (judgement: Judgement): void => {
+    for (const decision of judgement.stops) pending.set(decision.trialName, decision);
+    pendingRecords.push(...judgement.records);
+    if ((pending.size > 0 || pendingRecords.length > 0) && flushing === undefined)
+      flushing = flush().finally(() => (flushing = undefined));
   };
 
   async function flush(): Promise<void> {
     let delayMs = 100;
-    while (pending.size > 0 && !stopping) {
+    while ((pending.size > 0 || pendingRecords.length > 0) && !stopping) {
       const batch = [...pending.values()];
+      let records = pendingRecords;
+      pendingRecords = [];
       try {
+        // Records first: a judge that starts again must find the rung decided before the stop.
+        const owned = records.filter((r) => ownsTrial(r.trialName));
+        if (owned.length > 0)
+          await producer.publish(
+            TOPICS.earlyStoppingRules.name,
+            owned.map((r) => rungRecordedEvent(r, clock.now())),
+          );
+        records = [];
         await statusReader.caughtUp(options.catchUpTimeoutMs);
         // Only the instance that owns a trial's partition now publishes its stop: during a
         // rebalance the former owner may still hold a decision the new owner makes again.
@@ -129,6 +149,7 @@ export async function startEarlyStoppingJudge(
             {
               trial: decision.trialName,
               experiment: decision.experimentName,
+              algorithm: decision.verdict.algorithm,
               why: decision.verdict.evidence,
             },
             'trial early-stopped',
@@ -137,8 +158,9 @@ export async function startEarlyStoppingJudge(
         delayMs = 100;
       } catch (error) {
         // Kept in the queue: a decision is never dropped, only delayed until Kafka answers again.
+        pendingRecords = [...records, ...pendingRecords];
         logger.warn(
-          { err: error, pending: pending.size, retryInMs: delayMs },
+          { err: error, pending: pending.size, records: pendingRecords.length, retryInMs: delayMs },
           'cannot publish stop decisions yet',
         );
         await sleep(delayMs);
@@ -154,7 +176,7 @@ export async function startEarlyStoppingJudge(
       eventId: earlyStoppedEventId(decision.trialName),
       trialName: decision.trialName,
       experimentName: decision.experimentName,
-      message: `${EARLY_STOPPED.message}: ${decision.verdict.evidence} (medianstop)`,
+      message: `${EARLY_STOPPED.message}: ${decision.verdict.evidence} (${decision.verdict.algorithm})`,
       source: 'early-stopping-worker',
       now: clock.now(),
     }),
@@ -167,45 +189,63 @@ export async function startEarlyStoppingJudge(
     sessionTimeoutMs: options.sessionTimeoutMs,
     onEvent: (event) => {
       if (event.eventType === 'EarlyStoppingRulesIssued')
-        enqueue(tracker.onRules(toRulesIssued(event.payload)));
+        enqueue(tracker.onRules(toRulesIssued(event.payload, logger)));
+      else if (event.eventType === 'EarlyStoppingRungRecorded')
+        enqueue(tracker.onRungRecorded(toRecordedRung(event.payload)));
     },
   });
+  // Rung records and stops first: an observation judged before them could decide a rung again.
+  // That catch-up goes on in the background: the service starts serving meanwhile.
+  let stopRequested = false;
+  const following = (async (): Promise<TopicReader | undefined> => {
+    await Promise.all([
+      rulesReader.caughtUp(STARTUP_CATCH_UP_MS),
+      statusReader.caughtUp(STARTUP_CATCH_UP_MS),
+    ]);
+    if (stopRequested) return undefined;
+    // The judge commits nothing: each start reads the lookback window again, shared by trial partition.
+    observations = await readTopic(bus, {
+      topic: TOPICS.observations.name,
+      group: options.groupId,
+      from: options.lookbackMs > 0 ? { time: clock.now() - options.lookbackMs } : 'beginning',
+      until: 'follow',
+      sessionTimeoutMs: options.sessionTimeoutMs,
+      onEvent: (event) => {
+        if (event.eventType === 'ObservationLogDeleted') return tracker.onDeleted(event.payload.trial_name);
+        if (event.eventType !== 'ObservationLogReported') return;
+        reportsRead.inc();
+        const { event_id, trial_name, occurred_at, metric_logs } = event.payload;
+        if (!tracker.isFinished(trial_name)) partitionOfTrial.set(trial_name, event.partition);
+        enqueue(
+          tracker.onReport({
+            eventId: event_id,
+            trialName: trial_name,
+            atMs: occurred_at.getTime(),
+            logs: metric_logs.map((log) => ({ metricName: log.metric_name, value: log.value })),
+          }),
+        );
+      },
+    });
+    return observations;
+  })();
+  following.catch(() => undefined);
 
-  // The judge commits nothing: each start reads the lookback window again, shared by trial partition.
-  observations = await readTopic(bus, {
-    topic: TOPICS.observations.name,
-    group: options.groupId,
-    from: options.lookbackMs > 0 ? { time: clock.now() - options.lookbackMs } : 'beginning',
-    until: 'follow',
-    sessionTimeoutMs: options.sessionTimeoutMs,
-    onEvent: (event) => {
-      if (event.eventType === 'ObservationLogDeleted') return tracker.onDeleted(event.payload.trial_name);
-      if (event.eventType !== 'ObservationLogReported') return;
-      reportsRead.inc();
-      const { event_id, trial_name, occurred_at, metric_logs } = event.payload;
-      if (!tracker.isFinished(trial_name)) partitionOfTrial.set(trial_name, event.partition);
-      enqueue(
-        tracker.onReport({
-          eventId: event_id,
-          trialName: trial_name,
-          atMs: occurred_at.getTime(),
-          logs: metric_logs.map((log) => ({ metricName: log.metric_name, value: log.value })),
-        }),
-      );
-    },
-  });
-
-  const ended = Promise.all([observations.done, rulesReader.done, statusReader.done]);
+  const ended = Promise.all([following.then((reader) => reader?.done), rulesReader.done, statusReader.done]);
   ended.catch(() => undefined); // observed by the supervisor, when there is one
   return {
-    joined: observations.joined,
+    joined: following.then((reader) => reader?.joined),
     ended,
     async settled(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       const left = () => Math.max(0, deadline - Date.now());
       // Rules and statuses first: without them an observation read decides nothing yet.
       await Promise.all([rulesReader.caughtUp(left()), statusReader.caughtUp(left())]);
-      await observations!.caughtUp(left());
+      const reader = await beforeDeadline(
+        following,
+        deadline,
+        () => `the early-stopping judge did not start reading observations within ${timeoutMs} ms`,
+      );
+      await reader?.caughtUp(left());
       while (flushing)
         await beforeDeadline(
           flushing,
@@ -214,28 +254,13 @@ export async function startEarlyStoppingJudge(
         );
     },
     async stop() {
-      await observations.stop();
+      stopRequested = true;
+      await (await following.catch(() => undefined))?.stop();
       await rulesReader.stop();
       await statusReader.stop();
       // A decision still queued is made again at the next start (state is rebuilt from the topics).
       stopping = true;
       await flushing;
     },
-  };
-}
-
-function toRulesIssued(payload: EarlyStoppingRulesIssuedV1): RulesIssued {
-  return {
-    experimentName: payload.experiment_name,
-    issuedAtMs: payload.occurred_at.getTime(),
-    objectiveMetric: payload.objective_metric,
-    objectiveType: payload.objective_type,
-    // The schema's UNKNOWN (its default) compares nothing: such a rule cannot stop a trial.
-    rules: payload.rules.flatMap((rule) =>
-      rule.comparison === 'UNKNOWN'
-        ? []
-        : [{ name: rule.name, value: rule.value, comparison: rule.comparison, startStep: rule.start_step }],
-    ),
-    trials: payload.trials,
   };
 }

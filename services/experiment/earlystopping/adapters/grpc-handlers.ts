@@ -14,7 +14,7 @@ import { unary } from '../../../../shared/grpc.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { ObservationStore } from '../../common/ports.ts';
 import type { ReadBarrier } from '../../common/read-barrier.ts';
-import { medianStopRule } from '../medianstop.ts';
+import { curvesNeeded, issueRules } from '../issue-rules.ts';
 import {
   EARLY_STOPPED,
   earlyStoppedEventId,
@@ -39,7 +39,7 @@ export interface EarlyStoppingDeps {
   readonly logger: Logger;
 }
 
-/** api.v1.beta1.EarlyStopping: medianstop rules, and trial status changes published on Kafka. */
+/** api.v1.beta1.EarlyStopping: rules (medianstop and the pruners), and trial status changes published on Kafka. */
 export function createEarlyStoppingHandlers(deps: EarlyStoppingDeps): UntypedServiceImplementation {
   const { producer, store, clock, logger } = deps;
   const localCurves: CurveReader = async (trialName, metricName) => {
@@ -64,24 +64,32 @@ export function createEarlyStoppingHandlers(deps: EarlyStoppingDeps): UntypedSer
       'EarlyStopping.GetEarlyStoppingRules',
       async (request, { correlationId }) => {
         const rulesRequest = toRulesRequest(request);
-        const read = rulesRequest.dbManagerAddress
+        const readCurve = rulesRequest.dbManagerAddress
           ? deps.remoteCurves(rulesRequest.dbManagerAddress)
           : localCurves;
-        const curves = await Promise.all(
-          rulesRequest.succeeded.map((trial) => read(trial, rulesRequest.objectiveMetric)),
+        const { objectiveMetric } = rulesRequest;
+        const needed = curvesNeeded(rulesRequest.spec, rulesRequest.trials);
+        // Each curve read once (the listed trials include the succeeded ones); no objective, no
+        // curve to read (a request naming SUCCEEDED trials was refused above).
+        const names = [...new Set([...needed.succeeded, ...needed.listed])];
+        const read = await Promise.all(
+          names.map(async (trial) => (objectiveMetric === '' ? [] : readCurve(trial, objectiveMetric))),
         );
-        const rule = medianStopRule({
-          objectiveMetric: rulesRequest.objectiveMetric,
+        const curves = new Map(names.map((trial, i) => [trial, read[i]!]));
+        const issued = issueRules({
+          spec: rulesRequest.spec,
+          objectiveMetric,
           objectiveType: rulesRequest.objectiveType,
-          settings: rulesRequest.settings,
-          succeededCurves: curves,
+          succeededTrials: needed.succeededTrials,
+          succeeded: needed.succeeded.map((trial) => curves.get(trial)!),
+          listed: new Map(needed.listed.map((trial) => [trial, curves.get(trial)!])),
         });
-        const rules = rule ? [rule] : [];
+        const { rules } = issued;
         await producer.publish(TOPICS.earlyStoppingRules.name, [
           {
             eventType: 'EarlyStoppingRulesIssued',
             key: rulesRequest.experimentName,
-            payload: rulesIssuedPayload(rulesRequest, rules, { eventId: randomUUID(), now: clock.now() }),
+            payload: rulesIssuedPayload(rulesRequest, issued, { eventId: randomUUID(), now: clock.now() }),
             ...(correlationId ? { correlationId } : {}),
           },
         ]);

@@ -9,6 +9,8 @@ export interface GpModel {
   readonly dims: number;
   /** Posterior mean and standard deviation of the latent function at `x`. */
   predict(x: ArrayLike<number>): { mean: number; sd: number };
+  /** predict at every point, with the same arithmetic in one pass (the triangular solve row by row). */
+  predictMany(points: readonly ArrayLike<number>[]): { mean: number; sd: number }[];
   /** The same hyper-parameters conditioned on extra (fantasised) observations. */
   condition(xs: readonly ArrayLike<number>[], ys: readonly number[]): GpModel;
 }
@@ -221,6 +223,38 @@ function buildModel(hyper: Hyper, xs: readonly Float64Array[], ys: readonly numb
       let explained = 0;
       for (let i = 0; i < n; i++) explained += v[i]! * v[i]!;
       return { mean, sd: Math.sqrt(Math.max(signal - explained, 1e-12)) };
+    },
+    predictMany: (points) => {
+      // Row i holds k(x_c, x_i) for every point c, solved in place into (L⁻¹·k)_i: each row of L
+      // is read once for all points, where one solve per point streams all of L each time.
+      const m = points.length;
+      const rows = new Float64Array(n * m);
+      const means = new Float64Array(m);
+      for (let i = 0; i < n; i++) {
+        const row = i * m;
+        for (let c = 0; c < m; c++) {
+          rows[row + c] = kernel(points[c]!, xs[i]!);
+          means[c]! += rows[row + c]! * alpha[i]!;
+        }
+      }
+      const explained = new Float64Array(m);
+      for (let i = 0; i < n; i++) {
+        const row = i * m;
+        for (let k = 0; k < i; k++) {
+          const lik = l[i * n + k]!;
+          const from = k * m;
+          for (let c = 0; c < m; c++) rows[row + c]! -= lik * rows[from + c]!;
+        }
+        const lii = l[i * n + i]!;
+        for (let c = 0; c < m; c++) {
+          rows[row + c]! /= lii;
+          explained[c]! += rows[row + c]! * rows[row + c]!;
+        }
+      }
+      return Array.from(means, (mean, c) => ({
+        mean,
+        sd: Math.sqrt(Math.max(signal - explained[c]!, 1e-12)),
+      }));
     },
     condition: (extraXs, extraYs) =>
       buildModel(hyper, [...xs, ...extraXs.map((x) => Float64Array.from(x))], [...ys, ...extraYs], dims),

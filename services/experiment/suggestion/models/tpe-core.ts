@@ -92,7 +92,8 @@ export function splitHistory(
   const ranked = [...usable].sort((a, b) => a.loss - b.loss || a.order - b.order);
   const cut = Math.min(ranked.length, nBelow(ranked.length));
   const byOrder = (group: typeof usable) => group.sort((a, b) => a.order - b.order).map((t) => t.encoded);
-  const belowPoints = byOrder(ranked.slice(0, cut));
+  const below = ranked.slice(0, cut).map((t, rank) => ({ ...t, weight: rankWeight(rank, cut) }));
+  below.sort((a, b) => a.order - b.order);
   const abovePoints = [
     ...byOrder(ranked.slice(cut)),
     ...pending.flatMap((point) => {
@@ -101,10 +102,22 @@ export function splitHistory(
     }),
   ];
   return {
-    below: { points: belowPoints, weights: fadingWeights(belowPoints.length) },
+    below: { points: below.map((t) => t.encoded), weights: below.map((t) => t.weight) },
     above: { points: abovePoints, weights: fadingWeights(abovePoints.length) },
   };
 }
+
+/**
+ * The good group's weights fall with rank, e^(−4·rank/size): the best trials' kernels dominate
+ * l(x), so the search settles into the best basin found instead of averaging over all good
+ * ones. Optuna weighs the good group by age like the bad one; this halved the median regret on
+ * Hartmann-6 (20 seeds, and 40 seeds no tuning saw), rates 2, 3, 6 and 8 did worse.
+ */
+function rankWeight(rank: number, size: number): number {
+  return Math.exp((-GOOD_RANK_DECAY * rank) / Math.max(1, size));
+}
+
+const GOOD_RANK_DECAY = 4;
 
 /** Optuna's default_weights: the newest 25 count fully, older ones ramp linearly down to 1/n. */
 export function fadingWeights(n: number): number[] {

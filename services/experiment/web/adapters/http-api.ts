@@ -17,7 +17,7 @@ import { createReadEndpoints, type HttpContext, type HttpHandler } from './read-
 export interface HttpApiDeps {
   readonly gateway: GrpcJsonGateway;
   readonly readModel: ReadModel;
-  readonly store: Pick<ObservationStore, 'query'>;
+  readonly store: Pick<ObservationStore, 'query' | 'curves'>;
   readonly hub: LiveHub;
   readonly logger: Logger;
   readonly maxBodyBytes: number;
@@ -82,9 +82,11 @@ export function httpRoutes(deps: HttpApiDeps): Endpoint<HttpHandler>[] {
     { path: 'api/experiments', methods: GET, handler: reads.experiments },
     { path: 'api/experiments/:experiment', methods: GET, handler: reads.experiment },
     { path: 'api/experiments/:experiment/trials', methods: GET, handler: reads.experimentTrials },
+    { path: 'api/experiments/:experiment/summary', methods: GET, handler: reads.experimentSummary },
     { path: 'api/experiments/:experiment/stream', methods: GET, handler: reads.experimentStream },
     { path: 'api/trials/:trial', methods: GET, handler: reads.trial },
     { path: 'api/trials/:trial/observations', methods: GET, handler: reads.trialObservations },
+    { path: 'api/trials/:trial/curves', methods: GET, handler: reads.trialCurves },
     { path: 'api/trials/:trial/stream', methods: GET, handler: reads.trialStream },
     // Anything else under /api: GET only, so another method is refused before the path is.
     {
@@ -131,7 +133,9 @@ export function webAssets(webDir: string, echartsDir: string): Map<string, { fil
   return new Map([
     ['/index.html', { file: join(webDir, 'index.html'), type: 'text/html; charset=utf-8' }],
     ['/app.js', { file: join(webDir, 'app.js'), type: 'text/javascript; charset=utf-8' }],
-    ['/decimate.js', { file: join(webDir, 'decimate.js'), type: 'text/javascript; charset=utf-8' }],
+    ...['common.js', 'experiment.js', 'charts.js', 'trial.js', 'curve.js'].map(
+      (file) => [`/${file}`, { file: join(webDir, file), type: 'text/javascript; charset=utf-8' }] as const,
+    ),
     ['/style.css', { file: join(webDir, 'style.css'), type: 'text/css; charset=utf-8' }],
     [
       '/vendor/echarts.min.js',

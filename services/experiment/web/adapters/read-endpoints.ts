@@ -1,10 +1,13 @@
-// The read API: experiments and trials from the read model, a trial's observations from the
-// store (JSON, or CSV with ?format=csv or Accept: text/csv), and the live streams (SSE).
+// The read API: experiments and trials from the read model (a page at a time, sorted and filtered
+// there; every trial in columns for the charts), a trial's observations and its curves reduced to
+// a chart's columns from the store (JSON, or CSV with ?format=csv or Accept: text/csv), and the
+// live streams (SSE).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { invalidArgument, notFound } from '../../../../shared/errors.ts';
 import { toQuery } from '../../common/observation-query.ts';
 import type { ObservationStore, ReadModel } from '../../common/ports.ts';
 import { toCsv } from '../csv.ts';
+import { columnsOf, TRIAL_PAGE_PARAMETERS, trialPageQuery } from '../read-queries.ts';
 import { csv, formatOf, json, params } from './http-replies.ts';
 import type { LiveHub } from './live-hub.ts';
 
@@ -58,7 +61,7 @@ function trialName(context: HttpContext): string {
 
 export function createReadEndpoints(deps: {
   readonly readModel: ReadModel;
-  readonly store: Pick<ObservationStore, 'query'>;
+  readonly store: Pick<ObservationStore, 'query' | 'curves'>;
   readonly hub: LiveHub;
 }) {
   const { readModel, store, hub } = deps;
@@ -93,10 +96,15 @@ export function createReadEndpoints(deps: {
 
   const experimentTrials: HttpHandler = async ({ req, res, url, params: path }) => {
     const name = path.experiment!;
-    const query = params(url, ['format']);
+    const query = params(url, ['format', ...TRIAL_PAGE_PARAMETERS]);
+    const format = formatOf(query, req);
+    const pageQuery = trialPageQuery(query, format === 'csv');
     const found = await experimentOf(name);
-    const trials = await readModel.trials(name);
-    if (formatOf(query, req) === 'json') return json(res, 200, { experiment: found, trials });
+    const { total, trials } = await readModel.trialPage(name, pageQuery);
+    if (format === 'json') {
+      const { offset, limit } = pageQuery;
+      return json(res, 200, { experiment: found, total, offset, limit, trials });
+    }
     const parameterNames = [...new Set(trials.flatMap((t) => t.assignments.map((a) => a.name)))].sort();
     const rows = trials.map((t) => [
       t.order,
@@ -110,6 +118,13 @@ export function createReadEndpoints(deps: {
       `${name}-trials`,
       toCsv(['order', 'name', 'condition', 'best_objective', ...parameterNames], rows),
     );
+  };
+
+  const experimentSummary: HttpHandler = async ({ res, url, params: path }) => {
+    const name = path.experiment!;
+    params(url, []);
+    const found = await experimentOf(name);
+    json(res, 200, { experiment: found, ...(await readModel.trialSummary(name)) });
   };
 
   const experimentStream: HttpHandler = async ({ res, url, params: path }) => {
@@ -143,6 +158,14 @@ export function createReadEndpoints(deps: {
     });
   };
 
+  const trialCurves: HttpHandler = async (context) => {
+    const name = trialName(context);
+    const query = params(context.url, ['metric', 'from', 'to', 'columns']);
+    const observed = observationQueryOf(name, query);
+    const curves = await store.curves({ ...observed, columns: columnsOf(query) });
+    json(context.res, 200, { trial: name, curves });
+  };
+
   const trialStream: HttpHandler = async (context) => {
     const name = trialName(context);
     params(context.url, []);
@@ -154,9 +177,11 @@ export function createReadEndpoints(deps: {
     experiments,
     experiment,
     experimentTrials,
+    experimentSummary,
     experimentStream,
     trial,
     trialObservations,
+    trialCurves,
     trialStream,
   };
 }

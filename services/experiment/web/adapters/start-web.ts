@@ -21,7 +21,7 @@ export async function startWeb(deps: {
   maxBodyBytes: number;
   sseMaxBufferedBytes: number;
   bus: Bus;
-  store: Pick<ObservationStore, 'query'>;
+  store: Pick<ObservationStore, 'query' | 'curves'>;
   readModel: ReadModel;
   services: readonly GrpcServiceRegistration[];
   lifecycle: Lifecycle;

@@ -1,7 +1,8 @@
 // CONFIG_TYPE=KAFKA: follows the compacted ratelimit.config topic from its beginning (in a group
-// of its own), loading only the latest of the fleet's configurations read together.
+// of its own), loading only the latest of the fleet's configurations read together, and not again
+// the version it last handed over (a follower started again reads the topic from its beginning).
 import type { RateLimitConfigPublishedV1 } from '../../../../schemas/gen/events.ts';
-import { type Bus, readTopic, TOPICS } from '../../../../shared/bus/index.ts';
+import { type Bus, readTopic, TOPICS, type TopicReader } from '../../../../shared/bus/index.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { ConfigFile } from '../../config/index.ts';
 import type { ConfigSource } from '../../ports.ts';
@@ -31,6 +32,11 @@ export function publishedConfigOf(
   };
 }
 
+export interface KafkaConfigSource extends ConfigSource {
+  /** Once started: rejects when the follower stops on an error (its consumer failed), resolves when stopped. */
+  ended(): Promise<void>;
+}
+
 export function createKafkaConfigSource(options: {
   bus: Bus;
   fleet: string;
@@ -39,11 +45,14 @@ export function createKafkaConfigSource(options: {
   beforeStart?: () => Promise<unknown>;
   loader: ConfigLoader;
   logger: Logger;
-}): ConfigSource {
+  /** The version an earlier follower of this process handed over last, if any. */
+  lastVersion?: () => string | undefined;
+}): KafkaConfigSource {
   const { loader, logger } = options;
-  let reader: { stop(): Promise<void> } | undefined;
+  let reader: TopicReader | undefined;
   let stopped = false;
   return {
+    ended: () => reader?.done ?? Promise.reject(new Error('the configuration follower has not started')),
     async start(onConfig) {
       await options.beforeStart?.();
       let latest: PublishedConfig | undefined;
@@ -53,7 +62,7 @@ export function createKafkaConfigSource(options: {
         scheduled = false;
         const published = latest;
         latest = undefined;
-        if (published === undefined || stopped) return;
+        if (published === undefined || stopped || published.version === options.lastVersion?.()) return;
         const source = `kafka:${published.publisher}`;
         const config = loader.load(published.files, source, published.mergeDomainConfig);
         if (config === undefined) return;

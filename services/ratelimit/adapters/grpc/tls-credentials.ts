@@ -1,18 +1,12 @@
 // TLS on the gRPC listener (GRPC_SERVER_USE_TLS and friends): the pair is re-read when its files
 // change (a half-written one keeps the previous), clients are checked against GRPC_CLIENT_TLS_CACERT
-// and GRPC_CLIENT_TLS_SAN, all through grpc-js's exported certificate-provider credentials.
+// by the TLS handshake and against GRPC_CLIENT_TLS_SAN on each call.
 import { readFileSync, statSync } from 'node:fs';
-import type { PeerCertificate } from 'node:tls';
+import type { PeerCertificate, SecureContextOptions, TLSSocket, TlsOptions } from 'node:tls';
 import { createSecureContext } from 'node:tls';
-import {
-  experimental,
-  Metadata,
-  type ServerCredentials,
-  ServerInterceptingCall,
-  type ServerInterceptor,
-  status,
-} from '@grpc/grpc-js';
 import type { Logger } from '../../../../shared/logger.ts';
+import { GRPC_STATUS } from './http2-parts.ts';
+import type { GrpcFailure, UnaryCall } from './unary-server.ts';
 
 export interface GrpcTlsFiles {
   readonly certFile: string;
@@ -33,99 +27,37 @@ export function dnsNames(certificate: PeerCertificate | undefined): string[] {
     .map((part) => part.slice(4));
 }
 
-/** Refuses every call whose client certificate does not carry `san` as a DNS SAN. */
-function sanInterceptor(san: string, logger: Logger): ServerInterceptor {
-  return (method, call) => {
-    const certificate = call.getAuthContext().sslPeerCertificate;
-    const names = dnsNames(certificate);
-    if (names.includes(san)) return new ServerInterceptingCall(call);
-    logger.warn(
-      { method: method.path, peer: call.getPeer(), san: names },
-      'gRPC call refused: the client certificate does not carry GRPC_CLIENT_TLS_SAN',
-    );
-    return new ServerInterceptingCall(call, {
-      start(next) {
-        next({
-          onReceiveMetadata() {
-            call.sendStatus({
-              code: status.UNAUTHENTICATED,
-              details: `client certificate SAN ${JSON.stringify(names)} does not include ${JSON.stringify(san)}`,
-              metadata: new Metadata(),
-            });
-          },
-          onReceiveMessage() {},
-          onReceiveHalfClose() {},
-        });
-      },
-    });
-  };
-}
-
 interface PemFiles {
-  readonly identity: experimental.IdentityCertificateUpdate;
-  readonly ca: experimental.CaCertificateUpdate | null;
+  readonly cert: Buffer;
+  readonly key: Buffer;
+  readonly ca: Buffer | undefined;
 }
 
-/**
- * The files as a grpc-js certificate provider: it hands its listeners only pairs (and CAs) that
- * load together, so a rotation caught half-way never reaches the listener. (grpc-js's own
- * FileWatcherCertificateProvider hands on whatever it read.)
- */
-class FileCertificates implements experimental.CertificateProvider {
-  readonly #files: GrpcTlsFiles;
-  #latest: PemFiles;
-  readonly #identityListeners = new Set<experimental.IdentityCertificateUpdateListener>();
-  readonly #caListeners = new Set<experimental.CaCertificateUpdateListener>();
-
-  /** Reads the files now; throws when they do not make a usable pair. */
-  constructor(files: GrpcTlsFiles) {
-    this.#files = files;
-    this.#latest = this.read();
-  }
-
-  read(): PemFiles {
-    const certificate = readFileSync(this.#files.certFile);
-    const privateKey = readFileSync(this.#files.keyFile);
-    const ca = this.#files.clientCaFile !== '' ? readFileSync(this.#files.clientCaFile) : undefined;
-    createSecureContext({ cert: certificate, key: privateKey, ca }); // throws on a mismatched or unparsable pair
-    return { identity: { certificate, privateKey }, ca: ca === undefined ? null : { caCertificate: ca } };
-  }
-
-  /** Puts `latest` in force: the CA first, so that no connection sees a new pair with an old CA. */
-  replace(latest: PemFiles): void {
-    this.#latest = latest;
-    for (const listener of this.#caListeners) listener(latest.ca);
-    for (const listener of this.#identityListeners) listener(latest.identity);
-  }
-
-  // grpc-js adds its listener before it watches the credentials: the first update comes a tick later.
-  addIdentityCertificateListener(listener: experimental.IdentityCertificateUpdateListener): void {
-    this.#identityListeners.add(listener);
-    process.nextTick(() => listener(this.#latest.identity));
-  }
-  removeIdentityCertificateListener(listener: experimental.IdentityCertificateUpdateListener): void {
-    this.#identityListeners.delete(listener);
-  }
-  addCaCertificateListener(listener: experimental.CaCertificateUpdateListener): void {
-    this.#caListeners.add(listener);
-    process.nextTick(() => listener(this.#latest.ca));
-  }
-  removeCaCertificateListener(listener: experimental.CaCertificateUpdateListener): void {
-    this.#caListeners.delete(listener);
-  }
+/** Reads the files; throws when they do not make a usable pair (or the CA does not parse). */
+function readPem(files: GrpcTlsFiles): PemFiles {
+  const cert = readFileSync(files.certFile);
+  const key = readFileSync(files.keyFile);
+  const ca = files.clientCaFile !== '' ? readFileSync(files.clientCaFile) : undefined;
+  createSecureContext({ cert, key, ca }); // throws on a mismatched or unparsable pair
+  return { cert, key, ca };
 }
 
 export interface RotatingTls {
-  readonly credentials: ServerCredentials;
+  /** For the listener: the pair, and client certificates required and verified when a CA is set. */
+  readonly options: TlsOptions;
+  /** Refuses (UNAUTHENTICATED) a call whose client certificate lacks GRPC_CLIENT_TLS_SAN. */
+  readonly admit: ((call: UnaryCall) => GrpcFailure | undefined) | undefined;
+  /** Where a new pair goes (the listener's setSecureContext). */
+  attach(target: (options: SecureContextOptions) => void): void;
   /** Re-reads the files now (also done every `checkEveryMs`); true when a new pair was put in force. */
   reload(): boolean;
   stop(): void;
 }
 
 /**
- * Server credentials from the files, checked every `checkEveryMs` (mtime and size): a changed,
- * valid certificate/key pair (and CA) replaces the old one for new connections; an invalid one is
- * logged and the old one stays. Throws when the files do not load at the start.
+ * TLS options from the files, checked every `checkEveryMs` (mtime, size, inode): a changed, valid
+ * certificate/key pair (and CA) replaces the old one for new connections; an invalid one is logged
+ * and the old one stays. Throws when the files do not load at the start.
  */
 export function createRotatingServerTls(options: {
   files: GrpcTlsFiles;
@@ -147,43 +79,69 @@ export function createRotatingServerTls(options: {
       .join('|');
 
   let lastStamp = stamp();
-  const certificates = new FileCertificates(files);
   const verifyClients = files.clientCaFile !== '';
-  // grpc-js names this function's first parameter caCertificateProvider but uses it as the identity
-  // provider, and the second as the CA provider (server-credentials.ts); the unit test pins that.
-  const tls = experimental.createCertificateProviderServerCredentials(
-    certificates,
-    verifyClients ? certificates : null,
-    verifyClients,
-  );
-  const credentials =
-    files.clientSan !== ''
-      ? experimental.createServerCredentialsWithInterceptors(tls, [sanInterceptor(files.clientSan, logger)])
-      : tls;
+  const contextOf = (pem: PemFiles): TlsOptions => ({
+    cert: pem.cert,
+    key: pem.key,
+    ...(verifyClients ? { ca: pem.ca, requestCert: true, rejectUnauthorized: true } : {}),
+  });
+  const initial = contextOf(readPem(files));
+  const targets: Array<(options: SecureContextOptions) => void> = [];
 
   const reload = (): boolean => {
     const now = stamp();
     if (now === lastStamp) return false;
     let latest: PemFiles;
     try {
-      latest = certificates.read();
+      latest = readPem(files);
     } catch (error) {
       // Maybe half-way through a rotation: tried again at the next check.
       logger.warn({ err: error }, 'gRPC TLS files changed but do not load; the previous ones stay in force');
       return false;
     }
     lastStamp = now;
-    certificates.replace(latest);
+    for (const target of targets) target(contextOf(latest));
     logger.warn({ cert: files.certFile }, 'gRPC TLS certificate reloaded');
     return true;
   };
   const timer = setInterval(reload, options.checkEveryMs ?? 1_000);
   timer.unref();
-  return { credentials, reload, stop: () => clearInterval(timer) };
+  return {
+    options: { ...initial, ALPNProtocols: ['h2'] },
+    admit: files.clientSan === '' ? undefined : sanCheck(files.clientSan, logger),
+    attach: (target) => targets.push(target),
+    reload,
+    stop: () => clearInterval(timer),
+  };
 }
 
-/** The gRPC listener's credentials from the settings: undefined (plaintext) unless GRPC_SERVER_USE_TLS. */
-export function grpcServerCredentials(
+/** GRPC_CLIENT_TLS_SAN: the verdict is taken once per connection (its certificate does not change). */
+function sanCheck(san: string, logger: Logger): (call: UnaryCall) => GrpcFailure | undefined {
+  const verdicts = new WeakMap<object, GrpcFailure | null>();
+  return (call) => {
+    const socket = call.socket as TLSSocket;
+    let verdict = verdicts.get(socket);
+    if (verdict === undefined) {
+      const names = dnsNames(socket.getPeerCertificate?.());
+      verdict = names.includes(san)
+        ? null
+        : {
+            code: GRPC_STATUS.UNAUTHENTICATED,
+            details: `client certificate SAN ${JSON.stringify(names)} does not include ${JSON.stringify(san)}`,
+          };
+      if (verdict !== null)
+        logger.warn(
+          { method: call.headers[':path'], peer: socket.remoteAddress, san: names },
+          'gRPC call refused: the client certificate does not carry GRPC_CLIENT_TLS_SAN',
+        );
+      verdicts.set(socket, verdict);
+    }
+    return verdict ?? undefined;
+  };
+}
+
+/** The gRPC listener's TLS from the settings: undefined (plaintext) unless GRPC_SERVER_USE_TLS. */
+export function grpcServerTls(
   settings: {
     readonly grpcServerUseTls: boolean;
     readonly grpcServerTlsCert: string;
@@ -193,7 +151,7 @@ export function grpcServerCredentials(
   },
   logger: Logger,
   onStop: (name: string, stop: () => void) => void,
-): ServerCredentials | undefined {
+): RotatingTls | undefined {
   if (!settings.grpcServerUseTls) return undefined;
   const tls = createRotatingServerTls({
     files: {
@@ -205,5 +163,5 @@ export function grpcServerCredentials(
     logger,
   });
   onStop('gRPC TLS file watch', () => tls.stop());
-  return tls.credentials;
+  return tls;
 }

@@ -7,7 +7,6 @@ import { getHeapSnapshot } from 'node:v8';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { RateLimitConfig } from '../../config/index.ts';
-import type { StatsStore } from '../../domain/stats.ts';
 
 export const DEBUG_ENDPOINTS: Readonly<Record<string, string>> = {
   '/debug/pprof/': 'root of various pprof endpoints. hit for help.',
@@ -21,18 +20,9 @@ export const DEBUG_ENDPOINTS: Readonly<Record<string, string>> = {
 
 const MAX_PROFILE_SECONDS = 300;
 
-/** The counters and gauges of one process's stats store, for /stats. */
-export function* statsLines(
-  stats: StatsStore,
-  gauges: () => Iterable<[string, number]>,
-): Iterable<[string, number]> {
-  for (const counter of stats.counters()) yield [counter.name, counter.value];
-  yield* gauges();
-}
-
 export function createDebugHandler(deps: {
   config: () => RateLimitConfig | undefined;
-  /** /stats: every counter and gauge of the instance (all its decision processes). */
+  /** /stats: every counter and gauge of the instance (all its decision units). */
   stats: () => Promise<Iterable<[string, number]>>;
   /** /metrics: the instance's Prometheus text. */
   registry: Pick<Registry, 'metrics' | 'contentType'>;

@@ -6,6 +6,7 @@ import { type HttpListener, startHttpListener } from '../../../../shared/http-li
 import type { Logger } from '../../../../shared/logger.ts';
 import type { RateLimitService } from '../../service.ts';
 import { fromWireRequest } from '../grpc/wire.ts';
+import { listeningAt } from '../shared-port.ts';
 import type { HealthState } from '../telemetry/health.ts';
 import { parseJsonRequest, toJsonResponse } from './json-codec.ts';
 
@@ -84,8 +85,13 @@ export async function startHttpServer(options: {
   handler: (req: IncomingMessage, res: ServerResponse) => void;
   name: string;
   logger: Logger;
+  /** Shares the port with the instance's other decision threads (SO_REUSEPORT). */
+  reusePort?: boolean;
+  /** Says nothing once listening (a thread joining the listeners of the instance's first unit). */
+  quiet?: boolean;
 }): Promise<RunningHttpServer> {
   const listener = await startHttpListener({ ...options, keepAliveTimeoutMs: 65_000, closeGraceMs: 2_000 });
-  options.logger.warn({ address: `${options.host}:${listener.port}` }, `${options.name} listening`);
+  if (!options.quiet)
+    options.logger.warn(listeningAt(options.host, listener.port, 'http://'), `${options.name} listening`);
   return listener;
 }

@@ -2,8 +2,9 @@
 // single node over TCP or a unix socket, sentinel or cluster; AUTH, TLS; a pool of connections.
 // A plain single node gets the lean RESP connection; the rest is driven by ioredis.
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { ConnectionOptions } from 'node:tls';
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import type { RedisConnectionSettings } from '../../settings/redis-connection.ts';
 import { type ConnectionEvents, type CounterConnection, retryDelayMs } from './counter-connection.ts';
 import { createIoredisConnection } from './ioredis-connection.ts';
@@ -43,6 +44,10 @@ function tlsOptions(enabled: boolean, files: RedisTlsFiles): ConnectionOptions |
 }
 
 const retryStrategy = retryDelayMs;
+
+const require = createRequire(import.meta.url);
+/** ioredis, loaded only for what the lean connection does not do (sentinel, cluster, TLS): ~2 MB of heap a thread otherwise. */
+const ioredis = (): typeof import('ioredis') => require('ioredis');
 
 /**
  * Failing fast is the point: with no connection a command is rejected at once (no offline queue,
@@ -92,6 +97,7 @@ export function createRedisClients(
   tls: RedisTlsFiles,
 ): Array<Redis | Cluster> {
   const options = baseOptions(connection, tls);
+  const { Cluster, Redis } = ioredis();
   if (connection.type === 'cluster') {
     const nodes = connection.url
       .split(',')

@@ -96,9 +96,11 @@ export function createRedisCounterStore(options: RedisStoreOptions): RedisCounte
               if (fatal !== undefined)
                 throw new AppError('UNAVAILABLE', `cannot use Redis at ${where}: ${fatal}`, { cause: error });
               if (backoff.maxElapsedMs > 0 && Date.now() - started >= backoff.maxElapsedMs)
-                throw new AppError('UNAVAILABLE', `timed out waiting for Redis connection to ${where}`, {
-                  cause: error,
-                });
+                throw new AppError(
+                  'UNAVAILABLE',
+                  `cannot reach Redis at ${where} within ${backoff.maxElapsedMs} ms (REDIS_STARTUP_MAX_ELAPSED_TIME): ${(error as Error).message}`,
+                  { cause: error },
+                );
               logger.warn({ where, err: error, retryInMs: delay }, 'waiting for redis');
               await sleep(delay);
               delay = Math.min(delay * 2, backoff.maxMs);

@@ -1,7 +1,7 @@
 // Health as envoyproxy/ratelimit tracks it (server/health.go): healthy while every component is.
 // `redis` follows the store's connection, `sigterm` turns false on shutdown, `config` counts only
 // with HEALTHY_WITH_AT_LEAST_ONE_CONFIG_LOADED. Drives /healthcheck and grpc.health.v1 `ratelimit`.
-import type { HealthService } from '../../../../shared/grpc.ts';
+import type { ServingStatus } from '../../../../shared/grpc.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 
 export type HealthComponent = 'redis' | 'sigterm' | 'config';
@@ -17,7 +17,7 @@ export const GRPC_HEALTH_SERVICE = 'ratelimit';
 
 export function createHealthState(options: {
   components: readonly HealthComponent[];
-  grpcHealth?: HealthService;
+  grpcHealth?: { setStatus(service: string, status: ServingStatus): void };
   logger: Logger;
 }): HealthState {
   const ok = new Map<HealthComponent, boolean>(options.components.map((c) => [c, c === 'sigterm']));

@@ -1,20 +1,26 @@
 // The same counters on Prometheus, named as statsd_exporter's default ratelimit mapping names them
-// (ratelimit_service_rate_limit_total_hits{domain,key1,key2}, ...), read from the stats store at
-// scrape time, plus what only this implementation has (config version, Redis round trips).
-import { Gauge, Histogram, Counter as PromCounter, type Registry } from 'prom-client';
+// (ratelimit_service_rate_limit_total_hits{domain,key1,key2}, ...), read at scrape time from the
+// instance's stats (every decision unit's, summed), plus what only this implementation has (config
+// version, Redis round trips, response times).
+import { Gauge, Counter as PromCounter, type Registry } from 'prom-client';
 import { RULE_STATS, SERVICE_STATS, type StatsStore } from '../../domain/stats.ts';
-import type { TimingSink } from './call-stats.ts';
-
-export interface PrometheusStats extends TimingSink {}
+import { type ResponseTimes, registerResponseTimeHistogram } from './response-times.ts';
 
 export function registerPrometheusStats(options: {
   registry: Registry;
-  stats: StatsStore;
+  /** The instance's stats as of this scrape. */
+  stats: () => StatsStore;
   configVersion: () => string | undefined;
   redisRoundTrips: () => number | undefined;
   gauges: () => Iterable<[string, number]>;
-}): PrometheusStats {
-  const { registry, stats } = options;
+  responseTimes: () => ResponseTimes;
+}): void {
+  const { registry } = options;
+  const stats = {
+    counter: (name: string) => options.stats().counter(name),
+    counters: () => options.stats().counters(),
+    ruleCounters: () => options.stats().ruleCounters(),
+  };
   const registers = [registry];
 
   for (const stat of RULE_STATS) {
@@ -92,15 +98,6 @@ export function registerPrometheusStats(options: {
     },
   });
 
-  const responseTime = new Histogram({
-    name: 'ratelimit_service_response_time_seconds',
-    help: 'ratelimit_server.<method>.response_time',
-    labelNames: ['grpc_method'],
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
-    registers,
-  });
-  const shouldRateLimitTime = responseTime.labels({ grpc_method: 'ShouldRateLimit' });
-
   new Gauge({
     name: 'ratelimit_config_version_info',
     help: 'The configuration this instance applies (value 1, version as a label)',
@@ -135,10 +132,5 @@ export function registerPrometheusStats(options: {
     },
   });
 
-  return {
-    record(method, milliseconds) {
-      if (method === 'ShouldRateLimit') shouldRateLimitTime.observe(milliseconds / 1000);
-      else responseTime.observe({ grpc_method: method }, milliseconds / 1000);
-    },
-  };
+  registerResponseTimeHistogram(registry, options.responseTimes);
 }

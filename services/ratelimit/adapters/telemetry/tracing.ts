@@ -6,19 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  credentials as grpcCredentials,
-  type handleUnaryCall,
-  Metadata,
-  type UntypedServiceImplementation,
-} from '@grpc/grpc-js';
-import {
   type Context,
   context,
   propagation,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
-  type TextMapGetter,
   trace,
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -34,6 +27,7 @@ import type { Logger } from '../../../../shared/logger.ts';
 import type { CounterStore } from '../../ports.ts';
 import type { RateLimitService } from '../../service.ts';
 import { parseKeyValueList } from '../../settings/key-value-list.ts';
+import type { UnaryMethod } from '../grpc/unary-server.ts';
 
 export const DECISION_SPAN = 'ShouldRateLimit Execution';
 
@@ -51,22 +45,14 @@ export interface Tracing {
   traceService(service: RateLimitService, transport: 'grpc' | 'http'): RateLimitService;
   /** Each `increment` (one round trip) as a child span of the decision's. */
   traceStore<S extends CounterStore>(store: S, backend: string): CounterStore;
-  /** Continues the traceparent of each call's metadata. */
-  traceGrpc(handlers: UntypedServiceImplementation): UntypedServiceImplementation;
+  /** Continues the traceparent of each gRPC call's headers. */
+  traceUnary(method: UnaryMethod): UnaryMethod;
   /** Continues the traceparent of each /json request's headers. */
   traceHttp(
     handler: (req: IncomingMessage, res: ServerResponse) => void,
   ): (req: IncomingMessage, res: ServerResponse) => void;
   shutdown(): Promise<void>;
 }
-
-const metadataGetter: TextMapGetter<Metadata> = {
-  keys: (carrier) => Object.keys(carrier.getMap()),
-  get: (carrier, key) => {
-    const values = carrier.get(key).map(String);
-    return values.length === 0 ? undefined : values.length === 1 ? values[0] : values;
-  },
-};
 
 /** `k=v,k=v` (OTEL_EXPORTER_OTLP_HEADERS), values URL-decoded as the specification says; bad pairs skipped. */
 function otlpHeaders(text: string | undefined): Record<string, string> {
@@ -93,6 +79,8 @@ async function createExporter(settings: TracingSettings): Promise<{ exporter: Sp
       url.startsWith('http://') ||
       (env.OTEL_EXPORTER_OTLP_TRACES_INSECURE ?? env.OTEL_EXPORTER_OTLP_INSECURE ?? '').toLowerCase() ===
         'true';
+    // grpc-js (the exporter's transport) loads only with this exporter.
+    const { credentials: grpcCredentials, Metadata } = await import('@grpc/grpc-js');
     const metadata = new Metadata();
     for (const [key, value] of Object.entries(headers)) metadata.set(key, value);
     const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-grpc');
@@ -128,8 +116,7 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
   });
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
-  const propagator = new W3CTraceContextPropagator();
-  propagation.setGlobalPropagator(propagator);
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   const tracer = provider.getTracer('ratelimit');
   logger.warn(
     {
@@ -194,16 +181,9 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
         close: () => store.close(),
       };
     },
-    traceGrpc(handlers) {
-      const traced: UntypedServiceImplementation = {};
-      for (const [name, handler] of Object.entries(handlers)) {
-        const unary = handler as handleUnaryCall<unknown, unknown>;
-        traced[name] = ((call, callback) =>
-          context.with(propagator.extract(ROOT_CONTEXT, call.metadata, metadataGetter), () =>
-            unary(call, callback),
-          )) as handleUnaryCall<unknown, unknown>;
-      }
-      return traced;
+    traceUnary(method) {
+      return (message, call) =>
+        context.with(propagation.extract(ROOT_CONTEXT, call.headers), () => method(message, call));
     },
     traceHttp(handler) {
       return (req, res) => {

@@ -8,11 +8,13 @@ import { openReadModel } from '../../../../services/experiment/dbmanager/adapter
 import { openSqliteObservationStore } from '../../../../services/experiment/dbmanager/adapters/sqlite-observation-store.ts';
 import { toChange } from '../../../../services/experiment/dbmanager/observation-events.ts';
 import { readModelChanges } from '../../../../services/experiment/dbmanager/read-model.ts';
+import { describeReadModelContract } from '../../../helpers/read-model-contract.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'read-model-store-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 const at = Date.UTC(2026, 0, 1);
+const PAGE = { offset: 0, limit: 10, sort: { column: 'order' }, descending: false } as const;
 
 type Condition = TrialStatusChangedV1['condition'];
 
@@ -66,6 +68,11 @@ async function open(name: string) {
   return { file, store, readModel, persist, close };
 }
 
+describeReadModelContract('SQLite', async () => {
+  const { store, readModel, close } = await open('contract');
+  return { store, readModel, close };
+});
+
 describe('read model store (SQLite)', () => {
   it("shows a trial's status from the observation store, which alone holds it", async () => {
     const { file, store, readModel, persist, close } = await open('status-once');
@@ -80,7 +87,7 @@ describe('read model store (SQLite)', () => {
       statusAtMs: at + 5_000,
     };
     expect(await readModel.trial('exp-a')).toMatchObject({ ...shown, experiment: 'exp', order: 1 });
-    expect(await readModel.trials('exp')).toEqual([expect.objectContaining(shown)]);
+    expect((await readModel.trialPage('exp', PAGE)).trials).toEqual([expect.objectContaining(shown)]);
     expect(await store.trialStatus('exp-a')).toMatchObject({ condition: 'EARLYSTOPPED' });
     await close();
 

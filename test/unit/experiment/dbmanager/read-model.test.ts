@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bestObjectives, readModelChanges } from '../../../../services/experiment/dbmanager/read-model.ts';
+import { readModelChanges } from '../../../../services/experiment/dbmanager/read-model.ts';
 
 const at = Date.UTC(2026, 0, 1);
 
@@ -97,6 +97,11 @@ describe('readModelChanges', () => {
         objective_type: 'MINIMIZE',
         rules: [{ name: 'loss', value: '0.3', comparison: 'GREATER', start_step: 4 }],
         trials: [{ name: 'exp-a', condition: 'RUNNING' }],
+        algorithm_name: 'medianstop',
+        algorithm_settings: [],
+        succeeded_trials: 3,
+        succeeded_max_steps: 4,
+        reference_steps: [],
       },
     });
     expect(changes).toEqual([
@@ -135,20 +140,5 @@ describe('readModelChanges', () => {
         payload: { event_id: 'e4', occurred_at: at, trial_name: 'exp-a', metric_logs: [] },
       }),
     ).toEqual([]);
-  });
-});
-
-describe('bestObjectives', () => {
-  const rows = [
-    { trialName: 'a', value: '0.5' },
-    { trialName: 'a', value: 'unavailable' },
-    { trialName: 'a', value: '0.9' },
-    { trialName: 'a', value: '0.7' },
-    { trialName: 'b', value: '' },
-  ];
-  it('max when maximizing, min when minimizing, the latest otherwise; text that is no number is left out', () => {
-    expect(bestObjectives(rows, 'MAXIMIZE')).toEqual(new Map([['a', { best: 0.9, points: 3 }]]));
-    expect(bestObjectives(rows, 'MINIMIZE')).toEqual(new Map([['a', { best: 0.5, points: 3 }]]));
-    expect(bestObjectives(rows, '')).toEqual(new Map([['a', { best: 0.7, points: 3 }]]));
   });
 });

@@ -14,8 +14,8 @@ import {
 
 const folder = mkdtempSync(join(tmpdir(), 'sqlite-observation-store-'));
 
-/** Turns a file of the current schema back into the layout of version 1 or 2, its rows kept. */
-function backTo(file: string, version: 1 | 2): void {
+/** Turns a file of the current schema back into the layout of version 1, 2 or 3, its rows kept. */
+function backTo(file: string, version: 1 | 2 | 3): void {
   const db = new DatabaseSync(file);
   db.exec(`
     CREATE TABLE old_logs (
@@ -28,6 +28,7 @@ function backTo(file: string, version: 1 | 2): void {
     ALTER TABLE old_logs RENAME TO observation_logs;
     CREATE INDEX observation_logs_trial_metric_time ON observation_logs (trial_name, metric_name, time, id);
     CREATE INDEX observation_logs_trial_time ON observation_logs (trial_name, time, id);
+    ${version <= 2 ? 'DROP TABLE metric_series; DROP TABLE metric_buckets;' : ''}
     ${version === 1 ? 'DROP TABLE trial_statuses;' : ''}
     DELETE FROM schema_version WHERE version > ${version};`);
   db.close();
@@ -55,6 +56,7 @@ describe('SQLite observation store', () => {
         expect.objectContaining({ version: 1 }),
         expect.objectContaining({ version: 2 }),
         expect.objectContaining({ version: 3 }),
+        expect.objectContaining({ version: 4 }),
       ]);
       expect(db.prepare('PRAGMA journal_mode').get()).toEqual(
         expect.objectContaining({ journal_mode: 'wal' }),
@@ -77,7 +79,7 @@ describe('SQLite observation store', () => {
     await again.close();
   });
 
-  it('upgrades a version 1 file: adds trial statuses and keeps the logs and applied event ids', async () => {
+  it('upgrades a version 1 file: adds trial statuses and curves, keeps the logs and applied event ids', async () => {
     const file = join(folder, 'upgrade.db');
     await expectUpgradeFromVersion1(
       () => openSqliteObservationStore({ file }),

@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { StoppingRule } from '../../../../services/experiment/earlystopping/medianstop.ts';
-import { createTracker, type RulesIssued } from '../../../../services/experiment/earlystopping/tracker.ts';
+import {
+  createTracker,
+  type RulesIssued,
+  type Tracker,
+} from '../../../../services/experiment/earlystopping/tracker.ts';
+
+/** The tracker, answering only the stops (no rung records with rules alone). */
+const stopsOnly = (tracker: Tracker) => ({
+  ...tracker,
+  onReport: (...args: Parameters<Tracker['onReport']>) => tracker.onReport(...args).stops,
+  onRules: (...args: Parameters<Tracker['onRules']>) => tracker.onRules(...args).stops,
+});
 
 const rule = (
   value: string,
@@ -32,7 +43,7 @@ const report = (trialName: string, atMs: number, ...values: string[]) => ({
 
 describe('early-stopping tracker (Katib collector semantics)', () => {
   it('stops at the start_step-th value when the best so far breaks the rule, and only then', () => {
-    const tracker = createTracker({ maxSamplesPerMetric: 100 });
+    const tracker = stopsOnly(createTracker({ maxSamplesPerMetric: 100 }));
     expect(tracker.onRules(issued(10, [rule('0.7')]))).toEqual([]);
     expect(tracker.onReport(report('exp-worse', 20, '0.3', '0.4', '0.5'))).toEqual([]);
     const [decision] = tracker.onReport(report('exp-worse', 30, '0.6'));
@@ -41,7 +52,7 @@ describe('early-stopping tracker (Katib collector semantics)', () => {
   });
 
   it('does not stop a trial whose best so far holds, even if its latest value is bad (strict comparison)', () => {
-    const tracker = createTracker({ maxSamplesPerMetric: 100 });
+    const tracker = stopsOnly(createTracker({ maxSamplesPerMetric: 100 }));
     tracker.onRules(issued(10, [rule('0.7')]));
     expect(tracker.onReport(report('exp-better', 20, '0.9', '0.2', '0.1', '0.1'))).toEqual([]);
     expect(tracker.onReport(report('exp-equal', 20, '0.7', '0.7', '0.7', '0.7'))).toEqual([]);
@@ -50,7 +61,7 @@ describe('early-stopping tracker (Katib collector semantics)', () => {
   });
 
   it('judges with rules that arrive after the values, when the values were reported after they were issued', () => {
-    const tracker = createTracker({ maxSamplesPerMetric: 100 });
+    const tracker = stopsOnly(createTracker({ maxSamplesPerMetric: 100 }));
     tracker.onReport(report('exp-late', 20, '0.1', '0.1', '0.1', '0.1'));
     tracker.onReport(report('exp-early', 5, '0.1', '0.1', '0.1', '0.1'));
     const decisions = tracker.onRules(issued(10, [rule('0.7')]));
@@ -58,7 +69,7 @@ describe('early-stopping tracker (Katib collector semantics)', () => {
   });
 
   it('uses the set in force when the step was reached, not an older or a newer one', () => {
-    const tracker = createTracker({ maxSamplesPerMetric: 100 });
+    const tracker = stopsOnly(createTracker({ maxSamplesPerMetric: 100 }));
     tracker.onRules(issued(10, [rule('0.9')]));
     tracker.onRules(issued(20, [rule('0.2')]));
     // Step 4 reached at 25: only the 0.2 set judges, and 0.5 is not less than 0.2.
@@ -68,7 +79,7 @@ describe('early-stopping tracker (Katib collector semantics)', () => {
   });
 
   it('requires every rule of the set (AND), each at its own step', () => {
-    const tracker = createTracker({ maxSamplesPerMetric: 100 });
+    const tracker = stopsOnly(createTracker({ maxSamplesPerMetric: 100 }));
     const lossRule: StoppingRule = { name: 'loss', value: '1', comparison: 'GREATER', startStep: 2 };
     tracker.onRules(issued(0, [rule('0.7', 'LESS', 1), lossRule]));
     expect(tracker.onReport(report('exp-t', 1, '0.5'))).toEqual([]);
@@ -85,7 +96,7 @@ describe('early-stopping tracker (Katib collector semantics)', () => {
   });
 
   it('never stops a finished trial, one listed as succeeded, or a trial of another experiment', () => {
-    const tracker = createTracker({ maxSamplesPerMetric: 100 });
+    const tracker = stopsOnly(createTracker({ maxSamplesPerMetric: 100 }));
     tracker.onRules(issued(0, [rule('0.7')], [{ name: 'exp-done', condition: 'SUCCEEDED' }]));
     tracker.onStatus('exp-stopped', 'EARLYSTOPPED');
     expect(tracker.onReport(report('exp-done', 1, '0', '0', '0', '0'))).toEqual([]);
@@ -95,7 +106,7 @@ describe('early-stopping tracker (Katib collector semantics)', () => {
   });
 
   it('maps a trial to its experiment by listing first, else by the longest name prefix', () => {
-    const tracker = createTracker({ maxSamplesPerMetric: 100 });
+    const tracker = stopsOnly(createTracker({ maxSamplesPerMetric: 100 }));
     tracker.onRules(issued(0, [rule('0.7')], [{ name: 'odd-name', condition: 'RUNNING' }]));
     tracker.onRules({ ...issued(0, []), experimentName: 'exp-long' });
     expect(tracker.onReport(report('odd-name', 1, '0', '0', '0', '0'))).toHaveLength(1);
@@ -104,7 +115,7 @@ describe('early-stopping tracker (Katib collector semantics)', () => {
   });
 
   it('applies a redelivered report once, forgets deleted logs, and skips values that are not numbers', () => {
-    const tracker = createTracker({ maxSamplesPerMetric: 100 });
+    const tracker = stopsOnly(createTracker({ maxSamplesPerMetric: 100 }));
     tracker.onRules(issued(0, [rule('0.7')]));
     const first = report('exp-r', 1, '0.1', 'unavailable', '0.1');
     tracker.onReport(first);

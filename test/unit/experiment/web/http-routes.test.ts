@@ -86,7 +86,9 @@ describe('the HTTP API route table', () => {
   const readModel: ReadModel = {
     experiments: async () => called('experiments', [experiment]),
     experiment: async (name) => called(`experiment ${name}`, name === 'e 1' ? experiment : undefined),
-    trials: async (name) => called(`trials ${name}`, []),
+    trialPage: async (name, q) => called(`trialPage ${name} ${JSON.stringify(q)}`, { total: 0, trials: [] }),
+    trialSummary: async (name) =>
+      called(`trialSummary ${name}`, { names: [], conditions: [], best: [], parameters: [], values: [] }),
     trial: async (name) => called(`trial ${name}`, undefined),
     trialNames: async (name) => called(`trialNames ${name}`, []),
   };
@@ -115,6 +117,10 @@ describe('the HTTP API route table', () => {
         query: async (query) => {
           calls.push(`query ${query.trialName} ${query.metricName ?? ''}`);
           if (query.trialName === 'boom') throw new AppError('UNAVAILABLE', 'store down');
+          return [];
+        },
+        curves: async (query) => {
+          calls.push(`curves ${JSON.stringify(query)}`);
           return [];
         },
       },
@@ -152,7 +158,31 @@ describe('the HTTP API route table', () => {
   it.each([
     ['GET', '/api/experiments', ['experiments']],
     ['GET', '/api/experiments/e%201', ['experiment e 1']],
-    ['GET', '/api/experiments/e%201/trials', ['experiment e 1', 'trials e 1']],
+    [
+      'GET',
+      '/api/experiments/e%201/trials',
+      [
+        'experiment e 1',
+        'trialPage e 1 {"offset":0,"limit":50,"sort":{"column":"order"},"descending":false}',
+      ],
+    ],
+    [
+      'GET',
+      '/api/experiments/e%201/trials?offset=100&limit=1000&sort=param%3Alr&order=desc&status=RUNNING&q=a%25',
+      [
+        'experiment e 1',
+        'trialPage e 1 {"offset":100,"limit":1000,"sort":{"parameter":"lr"},"descending":true,"condition":"RUNNING","nameContains":"a%"}',
+      ],
+    ],
+    ['GET', '/api/experiments/e%201/summary', ['experiment e 1', 'trialSummary e 1']],
+    ['GET', '/api/trials/t1/curves', ['curves {"trialName":"t1","columns":1000}']],
+    [
+      'GET',
+      '/api/trials/t1/curves?metric=loss&from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00.5%2B01:00&columns=7',
+      [
+        'curves {"trialName":"t1","metricName":"loss","from":"2026-01-01T00:00:00.000000Z","to":"2026-01-01T23:00:00.500000Z","columns":7}',
+      ],
+    ],
     ['GET', '/api/experiments/e%201/stream', ['trialNames e 1', 'attach']],
     ['GET', '/api/trials/t1/observations?metric=loss', ['query t1 loss']],
     ['GET', '/api/trials/t1/stream', ['trial t1', 'attach']],
@@ -231,6 +261,49 @@ describe('the HTTP API route table', () => {
       body: { error: { code: 'RESOURCE_EXHAUSTED', grpcCode: 8, message: 'body: larger than 1024 bytes' } },
     });
     expect(gatewayCalls).toEqual([]);
+  });
+
+  it.each([
+    ['/api/experiments/e%201/trials?offset=-1', 'query parameter offset: "-1" is not a whole number from 0'],
+    [
+      '/api/experiments/e%201/trials?limit=1001',
+      'query parameter limit: "1001" is not a whole number from 1 to 1000',
+    ],
+    [
+      '/api/experiments/e%201/trials?limit=0',
+      'query parameter limit: "0" is not a whole number from 1 to 1000',
+    ],
+    [
+      '/api/experiments/e%201/trials?sort=best',
+      'query parameter sort: "best" is not order, name, condition, bestObjective or param:<parameter name>',
+    ],
+    [
+      '/api/experiments/e%201/trials?sort=param%3A',
+      'query parameter sort: "param:" is not order, name, condition, bestObjective or param:<parameter name>',
+    ],
+    ['/api/experiments/e%201/trials?order=up', 'query parameter order: "up" is not asc or desc'],
+    [
+      '/api/experiments/e%201/trials?page=2',
+      'query parameter page: unknown (allowed: format, offset, limit, sort, order, status, q)',
+    ],
+    ['/api/experiments/e%201/summary?limit=5', 'query parameter limit: unknown (allowed: none)'],
+    ['/api/trials/t1/curves?columns=0', 'query parameter columns: "0" is not a whole number from 1 to 4000'],
+    [
+      '/api/trials/t1/curves?columns=1.5',
+      'query parameter columns: "1.5" is not a whole number from 1 to 4000',
+    ],
+    [
+      '/api/trials/t1/curves?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z',
+      'query parameter from: "2026-01-02T00:00:00Z" is after to "2026-01-01T00:00:00Z"',
+    ],
+    [
+      '/api/trials/t1/curves?format=csv',
+      'query parameter format: unknown (allowed: metric, from, to, columns)',
+    ],
+  ])('400 for %s, nothing read', async (path, message) => {
+    const answer = await send('GET', path);
+    expect(answer).toMatchObject({ status: 400, body: { error: { code: 'INVALID_ARGUMENT', message } } });
+    expect(answer.calls.filter((c) => !c.startsWith('experiment '))).toEqual([]);
   });
 
   it('400 for an empty trial name or an unknown query parameter; 503 when the store fails', async () => {

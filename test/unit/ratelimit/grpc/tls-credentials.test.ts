@@ -1,18 +1,22 @@
-// The gRPC listener's rotating TLS credentials on an in-process server: they rest on grpc-js's
-// exported certificate-provider credentials and interceptor credentials (`experimental`), so these
-// tests fail if an update of grpc-js changes what those do: the client certificate checked against
-// the CA, the SAN refused by the interceptor, a new pair put in force for new connections, and a
-// half-written rotation keeping the previous one.
+// The gRPC listener's rotating TLS on an in-process server (the service's gRPC server on its own HTTP/2 and
+// health methods, a grpc-js client): the client certificate checked against the CA, the SAN
+// refused per call, a new pair put in force for new connections, and a half-written rotation
+// keeping the previous one.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHealthMethods } from '../../../../services/ratelimit/adapters/grpc/health-methods.ts';
+import { grpcFailure } from '../../../../services/ratelimit/adapters/grpc/rls-method.ts';
 import {
   createRotatingServerTls,
   type RotatingTls,
 } from '../../../../services/ratelimit/adapters/grpc/tls-credentials.ts';
-import { createHealthService, type RunningGrpcServer, startGrpcServer } from '../../../../shared/grpc.ts';
+import {
+  type RunningUnaryServer,
+  startUnaryServer,
+} from '../../../../services/ratelimit/adapters/grpc/unary-server.ts';
 import { silentLogger } from '../../../../shared/logger.ts';
 import { createHealthClient } from '../../../helpers/rls-client.ts';
 import {
@@ -28,7 +32,7 @@ describe('rotating gRPC server TLS', () => {
   let dir: string;
   let certs: ListenerCertificates;
   let tls: RotatingTls;
-  let server: RunningGrpcServer;
+  let server: RunningUnaryServer;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ratelimit-tls-unit-'));
@@ -43,15 +47,23 @@ describe('rotating gRPC server TLS', () => {
       logger: silentLogger,
       checkEveryMs: 3_600_000, // reloads only when the test asks
     });
-    const health = createHealthService();
+    const health = createHealthMethods();
     health.setStatus('', 'SERVING');
-    server = await startGrpcServer({
+    server = await startUnaryServer({
       host: '127.0.0.1',
       port: 0,
+      reusePort: false,
+      unary: health.unary,
+      streaming: health.streaming,
+      failure: grpcFailure(silentLogger),
+      admit: tls.admit,
+      maxMessageBytes: 1024,
+      maxConnectionAgeMs: 0,
+      maxConnectionAgeGraceMs: 0,
+      tls: tls.options,
       logger: silentLogger,
-      credentials: tls.credentials,
-      services: [health],
     });
+    tls.attach(server.setSecureContext);
   });
   afterAll(async () => {
     tls?.stop();

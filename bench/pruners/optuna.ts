@@ -1,0 +1,75 @@
+// Optuna 5.0 for the pruner benchmark, in a virtual environment of its own under the gitignored
+// .bench-tools/ (created and filled from PyPI on first use, reused after), never system-wide.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Run } from './ours.ts';
+
+const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, '..', '..');
+const VENV = join(ROOT, '.bench-tools', 'optuna-venv');
+const PYTHON = join(VENV, 'bin', 'python');
+/** Optuna 5.0 and the SciPy its WilcoxonPruner calls. */
+const REQUIREMENTS = ['optuna==5.0.*', 'scipy==1.17.*'];
+const CHECK = "import optuna, scipy, sys; sys.exit(0 if optuna.__version__.startswith('5.0.') else 1)";
+
+export interface OptunaCase {
+  readonly label: string;
+  /** A class of optuna.pruners and its keyword arguments. */
+  readonly class: string;
+  readonly kwargs: Readonly<Record<string, unknown>>;
+}
+
+export interface OptunaSeed {
+  /** The study name: hyperband draws brackets from `<study>_<trial number>`. */
+  readonly study: string;
+  readonly curves: readonly (readonly number[])[];
+}
+
+/** Creates the environment and installs Optuna into it when it is not there yet. */
+export async function ensureOptuna(log: (line: string) => void): Promise<void> {
+  const ready = await run(PYTHON, ['-c', CHECK]).then(
+    () => true,
+    () => false,
+  );
+  if (ready) return;
+  log(`bench:pruners: installing ${REQUIREMENTS.join(' ')} into ${VENV} (once)`);
+  await mkdir(join(ROOT, '.bench-tools'), { recursive: true });
+  try {
+    if (!existsSync(PYTHON)) await run('python3', ['-m', 'venv', VENV]);
+    await run(PYTHON, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', ...REQUIREMENTS], {
+      timeout: 600_000,
+    });
+    await run(PYTHON, ['-c', CHECK]);
+  } catch (error) {
+    throw new Error(
+      `bench:pruners: cannot set up Optuna 5.0 in ${VENV} (needs python3 with its venv module, e.g. Debian's python3-venv, and PyPI): ${(error as Error).message}`,
+    );
+  }
+}
+
+/**
+ * Runs every case on every seed with Optuna (after `ensureOptuna`); per case, one run per seed.
+ * The Python processes start before this returns, so the caller's own work overlaps them.
+ */
+export async function runOptuna(
+  seeds: readonly OptunaSeed[],
+  cases: readonly OptunaCase[],
+): Promise<{ version: string; results: Record<string, (Run & { seconds: number })[]> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-pruners-'));
+  try {
+    const input = join(dir, 'input.json');
+    writeFileSync(input, JSON.stringify({ seeds, cases }));
+    const { stdout } = await run(PYTHON, [join(import.meta.dirname, 'optuna_pruners.py'), input], {
+      maxBuffer: 256 * 1024 * 1024,
+      // A bound, not the expected time (about a minute of CPU): a shared machine can be slow.
+      timeout: 420_000,
+    });
+    return JSON.parse(stdout);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

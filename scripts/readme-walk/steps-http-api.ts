@@ -1,0 +1,112 @@
+// The HTTP API table of the experiment service: each example as written, in the table's order
+// (later rows read what earlier ones wrote), judged by what its reply holds.
+import { type Expect, judge, launch, type Step, sh, tail, verdict } from './walk.ts';
+
+const API = 'http://127.0.0.1:8686';
+/** A failure reply is `{"error": {…}}`: no example may get one. */
+const NO_ERROR: Expect['notPrints'] = ['"error"'];
+
+function call(command: string, prints: Expect['prints']): Step {
+  return {
+    command,
+    async run(walk) {
+      return [
+        judge(await sh(walk, command, { timeoutMs: 30_000 }), { code: 0, prints, notPrints: NO_ERROR }),
+      ];
+    },
+  };
+}
+
+/** `curl -N …/stream`: it stays open; judged by the stream's first lines, then stopped as Ctrl-C does. */
+function stream(command: string, first: string): Step {
+  return {
+    command,
+    async run(walk) {
+      const running = launch(walk, command);
+      const opened = await running.waitFor(
+        (out) => out.includes('retry: 2000') && out.includes(first),
+        15_000,
+      );
+      await running.stop('SIGINT', 5_000);
+      return [
+        verdict(
+          opened,
+          `stays open and sends "retry: 2000" and ${JSON.stringify(first)}`,
+          opened
+            ? 'opened; stopped after its first lines (SIGINT)'
+            : `output: ${tail(running.output()) || '(none)'}`,
+        ),
+      ];
+    },
+  };
+}
+
+const page: Step = {
+  command: `open ${API}/`,
+  async run() {
+    const paths = ['/', '/app.js', '/decimate.js', '/style.css', '/vendor/echarts.min.js'];
+    const statuses = await Promise.all(
+      paths.map((p) =>
+        fetch(`${API}${p}`).then(
+          (r) => r.status,
+          (e: Error) => e.message,
+        ),
+      ),
+    );
+    const wrong = paths.flatMap((p, i) => (statuses[i] === 200 ? [] : [`${p} ${statuses[i]}`]));
+    return [
+      verdict(
+        wrong.length === 0,
+        `${paths.join(', ')} answer 200`,
+        wrong.length === 0 ? 'all 200' : wrong.join('; '),
+        `GET ${paths.join(', ')} (what a browser opening the page loads)`,
+      ),
+    ];
+  },
+};
+
+export const HTTP_API_STEPS: readonly Step[] = [
+  call(
+    `curl --json '{"trialName":"exp-1-t1","observationLog":{"metricLogs":[{"timeStamp":"2026-01-01T00:00:01Z","metric":{"name":"accuracy","value":"0.71"}}]}}' ${API}/api.v1.beta1.DBManager/ReportObservationLog`,
+    ['{}'],
+  ),
+  call(
+    `curl --json '{"trialName":"exp-1-t1","metricName":"accuracy"}' ${API}/api.v1.beta1.DBManager/GetObservationLog`,
+    ['"metric":{"name":"accuracy","value":"0.71"}'],
+  ),
+  call(`curl --json '{"trialName":"exp-1-t2"}' ${API}/api.v1.beta1.DBManager/DeleteObservationLog`, ['{}']),
+  call(
+    `curl --json '{"experiment":{"name":"exp-1","spec":{"algorithm":{"algorithmName":"tpe"},"objective":{"type":"MAXIMIZE","objectiveMetricName":"accuracy"},"parameterSpecs":{"parameters":[{"name":"lr","parameterType":"DOUBLE","feasibleSpace":{"min":"0.001","max":"0.1"}}]}}},"currentRequestNumber":2,"totalRequestNumber":2}' ${API}/api.v1.beta1.Suggestion/GetSuggestions`,
+    [/"parameterAssignments":\[\{"assignments":\[\{"name":"lr","value":"0\.\d+"\}\].*\{"assignments"/],
+  ),
+  call(
+    `curl --json '{"experiment":{"name":"exp-1","spec":{"algorithm":{"algorithmName":"tpe","algorithmSettings":[{"name":"n_startup_trials","value":"5"}]}}}}' ${API}/api.v1.beta1.Suggestion/ValidateAlgorithmSettings`,
+    ['{}'],
+  ),
+  call(
+    `curl --json '{"experiment":{"name":"exp-1","spec":{"objective":{"type":"MAXIMIZE","objectiveMetricName":"accuracy"},"earlyStopping":{"algorithmName":"medianstop"}}},"trials":[{"name":"exp-1-t1","status":{"condition":"SUCCEEDED"}}]}' ${API}/api.v1.beta1.EarlyStopping/GetEarlyStoppingRules`,
+    ['"earlyStoppingRules":'],
+  ),
+  call(`curl --json '{"trialName":"exp-1-t1"}' ${API}/api.v1.beta1.EarlyStopping/SetTrialStatus`, ['{}']),
+  call(
+    `curl --json '{"earlyStopping":{"algorithmName":"medianstop","algorithmSettings":[{"name":"start_step","value":"4"}]}}' ${API}/api.v1.beta1.EarlyStopping/ValidateEarlyStoppingSettings`,
+    ['{}'],
+  ),
+  call(`curl '${API}/api/experiments?format=csv'`, [
+    'name,algorithm,objective_metric,objective_type,trial_count',
+    /^exp-1,tpe,accuracy,MAXIMIZE,/m,
+  ]),
+  call(`curl ${API}/api/experiments/exp-1`, ['"name":"exp-1","algorithm":"tpe"']),
+  call(`curl '${API}/api/experiments/exp-1/trials?format=csv'`, [
+    'order,name,condition,best_objective',
+    ',exp-1-t1,',
+  ]),
+  call(`curl ${API}/api/trials/exp-1-t1`, ['"trial":{"name":"exp-1-t1","experiment":"exp-1"']),
+  call(
+    `curl '${API}/api/trials/exp-1-t1/observations?metric=accuracy&from=2026-01-01T00:00:00Z&format=csv'`,
+    ['time,metric,value', /^2026-01-01T00:00:01(\.0+)?Z,accuracy,0\.71$/m],
+  ),
+  stream(`curl -N ${API}/api/experiments/exp-1/stream`, ': {"experiment":"exp-1"}'),
+  stream(`curl -N ${API}/api/trials/exp-1-t1/stream`, ': {"trial":"exp-1-t1"}'),
+  page,
+];

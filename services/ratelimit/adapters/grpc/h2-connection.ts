@@ -1,0 +1,392 @@
+// The server side of one HTTP/2 connection (RFC 9113) for the gRPC server, as it reads: the
+// preface, SETTINGS, HEADERS + CONTINUATION through HPACK, DATA within our flow-control windows,
+// PING, RST_STREAM, GOAWAY, WINDOW_UPDATE, and every protocol error (a connection error is GOAWAY
+// and the end; a stream error RST_STREAM). No server push; priorities are accepted and ignored.
+// Answers go out through H2Output.
+import type { Socket } from 'node:net';
+import {
+  DEFAULT_MAX_FRAME,
+  DEFAULT_WINDOW,
+  FLAG,
+  FRAME,
+  FRAME_HEADER_BYTES,
+  H2_ERROR,
+  MAX_WINDOW,
+  PREFACE,
+  pingAck,
+  SETTING,
+  SETTINGS_ACK,
+  settingsFrame,
+  word,
+} from './h2-frames.ts';
+import { H2Output, type StreamHandler } from './h2-output.ts';
+import { checkTrailers, H2Stream, takeRequestHeaders } from './h2-stream.ts';
+import { HpackDecoder, HpackError } from './hpack.ts';
+
+export const MAX_CONCURRENT_STREAMS = 1000;
+const MAX_HEADER_LIST = 16 * 1024;
+/** The connection's receive window (opened at the start) and when it is topped up again. */
+const CONNECTION_WINDOW = 1 << 20;
+const STREAM_REFILL = DEFAULT_WINDOW >> 1;
+const MAX_HEADER_BLOCK = 64 * 1024;
+const OUR_SETTINGS = Buffer.concat([
+  settingsFrame([
+    [SETTING.MAX_CONCURRENT_STREAMS, MAX_CONCURRENT_STREAMS],
+    [SETTING.MAX_HEADER_LIST_SIZE, MAX_HEADER_LIST],
+  ]),
+  word(FRAME.WINDOW_UPDATE, 0, CONNECTION_WINDOW - DEFAULT_WINDOW),
+]);
+
+class ConnectionError extends Error {
+  readonly code: number;
+  constructor(code: number, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export class H2Connection extends H2Output {
+  private readonly maxBodyBytes: number;
+  private readonly decoder = new HpackDecoder();
+  private pending: Buffer | undefined = undefined;
+  private prefaceSeen = false;
+  private settingsSeen = false;
+  /** The receive window of the connection (ours). */
+  private recvWindow = CONNECTION_WINDOW;
+  // Header block being assembled from HEADERS + CONTINUATION.
+  private blockStream = 0;
+  private blockEndStream = false;
+  private blockSelfDependent = false;
+  private blockParts: Buffer[] = [];
+  private blockBytes = 0;
+
+  constructor(socket: Socket, handler: StreamHandler, maxBodyBytes: number) {
+    super(socket, handler);
+    this.maxBodyBytes = maxBodyBytes;
+    socket.setNoDelay(true);
+    this.write(OUR_SETTINGS);
+    socket.on('data', (chunk: Buffer) => this.receive(chunk));
+    socket.on('drain', () => socket.resume());
+    socket.on('error', () => {});
+    socket.on('end', () => this.end());
+    socket.on('close', () => this.gone());
+  }
+
+  private receive(chunk: Buffer): void {
+    const buf = this.pending === undefined ? chunk : Buffer.concat([this.pending, chunk]);
+    this.pending = undefined;
+    let at = 0;
+    try {
+      if (!this.prefaceSeen) {
+        if (buf.length < PREFACE.length) {
+          if (!PREFACE.subarray(0, buf.length).equals(buf))
+            throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'bad preface');
+          this.pending = buf;
+          return;
+        }
+        if (!PREFACE.equals(buf.subarray(0, PREFACE.length)))
+          throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'bad preface');
+        this.prefaceSeen = true;
+        at = PREFACE.length;
+      }
+      while (buf.length - at >= FRAME_HEADER_BYTES && !this.closed) {
+        const length = (buf[at]! << 16) | (buf[at + 1]! << 8) | buf[at + 2]!;
+        if (length > DEFAULT_MAX_FRAME)
+          throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'frame too large');
+        if (buf.length - at < FRAME_HEADER_BYTES + length) break;
+        const type = buf[at + 3]!;
+        const flags = buf[at + 4]!;
+        const id = buf.readUInt32BE(at + 5) & 0x7fffffff;
+        const start = at + FRAME_HEADER_BYTES;
+        at = start + length;
+        this.frame(type, flags, id, buf, start, at);
+      }
+    } catch (error) {
+      if (error instanceof ConnectionError) {
+        this.fail(error.code);
+        return;
+      }
+      this.handler.onError(error);
+      this.fail(H2_ERROR.INTERNAL_ERROR);
+      return;
+    }
+    if (at < buf.length && !this.closed) this.pending = buf.subarray(at);
+  }
+
+  private frame(type: number, flags: number, id: number, buf: Buffer, start: number, end: number): void {
+    if (!this.settingsSeen && type !== FRAME.SETTINGS)
+      throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'the first frame is not SETTINGS');
+    if (this.blockStream !== 0 && (type !== FRAME.CONTINUATION || id !== this.blockStream))
+      throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'a header block was interrupted');
+    switch (type) {
+      case FRAME.DATA:
+        this.data(flags, id, buf, start, end);
+        return;
+      case FRAME.HEADERS:
+        this.headersFrame(flags, id, buf, start, end);
+        return;
+      case FRAME.CONTINUATION:
+        if (this.blockStream === 0)
+          throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'CONTINUATION without HEADERS');
+        this.fragment(buf.subarray(start, end), (flags & FLAG.END_HEADERS) !== 0);
+        return;
+      case FRAME.PRIORITY:
+        if (id === 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'PRIORITY on stream 0');
+        if (end - start !== 5) {
+          this.streamError(id, H2_ERROR.FRAME_SIZE_ERROR);
+          return;
+        }
+        if ((buf.readUInt32BE(start) & 0x7fffffff) === id) this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
+        return;
+      case FRAME.RST_STREAM: {
+        if (id === 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'RST_STREAM on stream 0');
+        if (end - start !== 4) throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'RST_STREAM size');
+        if (id > this.lastStreamId)
+          throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'RST_STREAM on an idle stream');
+        const stream = this.streams.get(id);
+        if (stream !== undefined) this.drop(stream);
+        return;
+      }
+      case FRAME.SETTINGS:
+        this.settings(flags, id, buf, start, end);
+        return;
+      case FRAME.PUSH_PROMISE:
+        throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'PUSH_PROMISE from a client');
+      case FRAME.PING:
+        if (id !== 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'PING on a stream');
+        if (end - start !== 8) throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'PING size');
+        if ((flags & FLAG.ACK) === 0) this.write(pingAck(buf, start));
+        return;
+      case FRAME.GOAWAY:
+        if (id !== 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'GOAWAY on a stream');
+        this.goingAway = true;
+        this.closeIfIdle();
+        return;
+      case FRAME.WINDOW_UPDATE:
+        this.windowUpdate(id, buf, start, end);
+        return;
+      default:
+        return; // an extension frame: ignored
+    }
+  }
+
+  private settings(flags: number, id: number, buf: Buffer, start: number, end: number): void {
+    if (id !== 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'SETTINGS on a stream');
+    if (flags & FLAG.ACK) {
+      if (end !== start) throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'SETTINGS ACK with a payload');
+      return;
+    }
+    if ((end - start) % 6 !== 0) throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'SETTINGS size');
+    this.settingsSeen = true;
+    for (let at = start; at < end; at += 6) {
+      const key = buf.readUInt16BE(at);
+      const value = buf.readUInt32BE(at + 2);
+      if (key === SETTING.ENABLE_PUSH && value > 1)
+        throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'ENABLE_PUSH not 0 or 1');
+      if (key === SETTING.INITIAL_WINDOW_SIZE) {
+        if (value > MAX_WINDOW)
+          throw new ConnectionError(H2_ERROR.FLOW_CONTROL_ERROR, 'INITIAL_WINDOW_SIZE too large');
+        const delta = value - this.peerInitialWindow;
+        this.peerInitialWindow = value;
+        for (const stream of this.streams.values()) {
+          stream.sendWindow += delta;
+          if (stream.sendWindow > MAX_WINDOW)
+            throw new ConnectionError(H2_ERROR.FLOW_CONTROL_ERROR, 'window overflow');
+        }
+      }
+      if (key === SETTING.MAX_FRAME_SIZE) {
+        if (value < DEFAULT_MAX_FRAME || value > 0xffffff)
+          throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'MAX_FRAME_SIZE out of range');
+        this.peerMaxFrame = value;
+      }
+    }
+    this.write(SETTINGS_ACK);
+    this.unblock();
+  }
+
+  private windowUpdate(id: number, buf: Buffer, start: number, end: number): void {
+    if (end - start !== 4) throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'WINDOW_UPDATE size');
+    const increment = buf.readUInt32BE(start) & 0x7fffffff;
+    if (id === 0) {
+      if (increment === 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'WINDOW_UPDATE of 0');
+      this.sendWindow += increment;
+      if (this.sendWindow > MAX_WINDOW)
+        throw new ConnectionError(H2_ERROR.FLOW_CONTROL_ERROR, 'window overflow');
+      this.unblock();
+      return;
+    }
+    if (id > this.lastStreamId)
+      throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'WINDOW_UPDATE on an idle stream');
+    const stream = this.streams.get(id);
+    if (stream === undefined) return;
+    if (increment === 0) {
+      this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
+      return;
+    }
+    stream.sendWindow += increment;
+    if (stream.sendWindow > MAX_WINDOW) {
+      this.streamError(id, H2_ERROR.FLOW_CONTROL_ERROR);
+      return;
+    }
+    if (stream.queued !== undefined) this.unblock();
+  }
+
+  /** Strips the padding of a DATA or HEADERS payload; returns where the content starts. */
+  private unpad(flags: number, buf: Buffer, start: number, end: number): [number, number] {
+    if ((flags & FLAG.PADDED) === 0) return [start, end];
+    if (end === start)
+      throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'padded frame without a pad length');
+    const pad = buf[start]!;
+    if (pad >= end - start)
+      throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'padding longer than the frame');
+    return [start + 1, end - pad];
+  }
+
+  private data(flags: number, id: number, buf: Buffer, start: number, end: number): void {
+    if (id === 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'DATA on stream 0');
+    const size = end - start;
+    this.recvWindow -= size;
+    if (this.recvWindow < 0)
+      throw new ConnectionError(H2_ERROR.FLOW_CONTROL_ERROR, 'connection window exceeded');
+    if (this.recvWindow <= CONNECTION_WINDOW >> 1) {
+      this.write(word(FRAME.WINDOW_UPDATE, 0, CONNECTION_WINDOW - this.recvWindow));
+      this.recvWindow = CONNECTION_WINDOW;
+    }
+    const [from, to] = this.unpad(flags, buf, start, end);
+    const stream = this.streams.get(id);
+    if (stream === undefined) {
+      if (id > this.lastStreamId)
+        throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'DATA on an idle stream');
+      if (!this.resetIds.includes(id)) this.streamError(id, H2_ERROR.STREAM_CLOSED);
+      return;
+    }
+    if (stream.remoteEnded) {
+      this.streamError(id, H2_ERROR.STREAM_CLOSED);
+      return;
+    }
+    stream.recvWindow -= size;
+    if (stream.recvWindow < 0) {
+      this.streamError(id, H2_ERROR.FLOW_CONTROL_ERROR);
+      return;
+    }
+    const ended = (flags & FLAG.END_STREAM) !== 0;
+    if (!ended && stream.recvWindow <= STREAM_REFILL) {
+      this.write(word(FRAME.WINDOW_UPDATE, id, DEFAULT_WINDOW - stream.recvWindow));
+      stream.recvWindow = DEFAULT_WINDOW;
+    }
+    if (to > from && !stream.discarding) {
+      stream.append(buf.subarray(from, to));
+      if (stream.bodyBytes > this.maxBodyBytes) {
+        stream.discarding = true;
+        this.handler.onOversize(stream, this);
+        if (stream.closed) return;
+      }
+    }
+    if (ended && this.remoteEnd(stream)) this.dispatch(stream);
+  }
+
+  /** Marks the request complete; false when it is malformed (then reset) or already answered. */
+  private remoteEnd(stream: H2Stream): boolean {
+    stream.remoteEnded = true;
+    if (stream.contentLength >= 0 && stream.contentLength !== stream.bodyBytes) {
+      this.streamError(stream.id, H2_ERROR.PROTOCOL_ERROR);
+      return false;
+    }
+    if (stream.localEnded) this.drop(stream);
+    return !stream.closed && !stream.discarding;
+  }
+
+  private dispatch(stream: H2Stream): void {
+    this.handler.onEnd(stream, this);
+  }
+
+  private headersFrame(flags: number, id: number, buf: Buffer, start: number, end: number): void {
+    if (id === 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'HEADERS on stream 0');
+    if ((id & 1) === 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'a client stream id must be odd');
+    let [from, to] = this.unpad(flags, buf, start, end);
+    // A stream depending on itself is refused, after its block has updated the decoder's table.
+    this.blockSelfDependent = false;
+    if (flags & FLAG.PRIORITY) {
+      if (to - from < 5) throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'HEADERS priority truncated');
+      this.blockSelfDependent = (buf.readUInt32BE(from) & 0x7fffffff) === id;
+      from += 5;
+    }
+    this.blockEndStream = (flags & FLAG.END_STREAM) !== 0;
+    this.blockStream = id;
+    this.blockParts = [];
+    this.blockBytes = 0;
+    this.fragment(buf.subarray(from, to), (flags & FLAG.END_HEADERS) !== 0);
+  }
+
+  private fragment(part: Buffer, last: boolean): void {
+    this.blockBytes += part.length;
+    if (this.blockBytes > MAX_HEADER_BLOCK)
+      throw new ConnectionError(H2_ERROR.ENHANCE_YOUR_CALM, 'header block too large');
+    this.blockParts.push(part);
+    if (!last) return;
+    const id = this.blockStream;
+    this.blockStream = 0;
+    const block = this.blockParts.length === 1 ? this.blockParts[0]! : Buffer.concat(this.blockParts);
+    this.blockParts = [];
+    try {
+      this.decoder.decode(block);
+    } catch (error) {
+      if (error instanceof HpackError) throw new ConnectionError(H2_ERROR.COMPRESSION_ERROR, error.message);
+      throw error;
+    }
+    this.headerBlock(id, this.blockEndStream);
+  }
+
+  private headerBlock(id: number, endStream: boolean): void {
+    const existing = this.streams.get(id);
+    if (existing !== undefined) {
+      // Trailers: they must end the stream and carry no pseudo-header.
+      if (existing.remoteEnded) {
+        this.streamError(id, H2_ERROR.STREAM_CLOSED);
+        return;
+      }
+      if (!endStream || checkTrailers(this.decoder) !== undefined)
+        this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
+      else if (this.remoteEnd(existing)) this.dispatch(existing);
+      return;
+    }
+    if (id <= this.lastStreamId) {
+      if (this.closedIds.includes(id))
+        throw new ConnectionError(H2_ERROR.STREAM_CLOSED, 'HEADERS on a closed stream');
+      throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'a stream id lower than one already used');
+    }
+    this.lastStreamId = id;
+    if (this.blockSelfDependent) {
+      this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
+      return;
+    }
+    if (this.goingAway) return; // after our GOAWAY: not processed, the client may retry elsewhere
+    if (this.streams.size >= MAX_CONCURRENT_STREAMS) {
+      this.streamError(id, H2_ERROR.REFUSED_STREAM);
+      return;
+    }
+    if (this.decoder.listSize > MAX_HEADER_LIST) {
+      this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
+      return;
+    }
+    const stream = new H2Stream(id, this.socket, this.peerInitialWindow, DEFAULT_WINDOW);
+    if (takeRequestHeaders(stream, this.decoder) !== undefined) {
+      this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
+      return;
+    }
+    this.streams.set(id, stream);
+    // A request without a body is complete before the gRPC layer sees it (so an answer to it ends the stream).
+    if (endStream && !this.remoteEnd(stream)) return;
+    this.handler.onHeaders(stream, this);
+    if (endStream && !stream.closed && !stream.localEnded) this.dispatch(stream);
+  }
+
+  private streamError(id: number, code: number): void {
+    const stream = this.streams.get(id);
+    if (stream !== undefined) this.reset(stream, code);
+    else {
+      this.write(word(FRAME.RST_STREAM, id, code));
+      this.rememberReset(id);
+    }
+  }
+}

@@ -1,0 +1,127 @@
+// The protobuf wire format, as much of it as the RLS and health messages need: a reader over one
+// message's bytes and a writer that sizes nested messages before it writes them.
+
+/** A malformed message (the caller answers INTERNAL, as gRPC servers do for undecodable requests). */
+export class ProtobufError extends Error {}
+
+export const WIRE = { varint: 0, fixed64: 1, bytes: 2, fixed32: 5 } as const;
+
+export class ProtobufReader {
+  readonly #bytes: Uint8Array;
+  #at: number;
+  readonly #end: number;
+
+  constructor(bytes: Uint8Array, start = 0, end = bytes.length) {
+    this.#bytes = bytes;
+    this.#at = start;
+    this.#end = end;
+  }
+
+  done(): boolean {
+    return this.#at >= this.#end;
+  }
+
+  /** The next field's tag: field number * 8 + wire type. */
+  tag(): number {
+    return this.varint();
+  }
+
+  /** A varint up to 2^53 (a uint64 beyond that is not a count anyone sends). */
+  varint(): number {
+    let value = 0;
+    let scale = 1;
+    for (let i = 0; i < 10; i++) {
+      if (this.#at >= this.#end) throw new ProtobufError('truncated varint');
+      const byte = this.#bytes[this.#at++]!;
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) return value;
+      scale *= 128;
+    }
+    throw new ProtobufError('varint longer than 10 bytes');
+  }
+
+  /** A length-delimited field's bounds, skipped over. */
+  span(): [number, number] {
+    const length = this.varint();
+    const start = this.#at;
+    if (start + length > this.#end) throw new ProtobufError('truncated length-delimited field');
+    this.#at += length;
+    return [start, start + length];
+  }
+
+  string(): string {
+    const [start, end] = this.span();
+    return TEXT.decode(this.#bytes.subarray(start, end));
+  }
+
+  /** A nested message's reader. */
+  message(): ProtobufReader {
+    const [start, end] = this.span();
+    return new ProtobufReader(this.#bytes, start, end);
+  }
+
+  skip(wireType: number): void {
+    if (wireType === WIRE.varint) this.varint();
+    else if (wireType === WIRE.bytes) this.span();
+    else if (wireType === WIRE.fixed64) this.#advance(8);
+    else if (wireType === WIRE.fixed32) this.#advance(4);
+    else throw new ProtobufError(`wire type ${wireType} is not supported`);
+  }
+
+  #advance(bytes: number): void {
+    if (this.#at + bytes > this.#end) throw new ProtobufError('truncated fixed-width field');
+    this.#at += bytes;
+  }
+}
+
+const TEXT = new TextDecoder('utf-8');
+
+/** How many bytes `value` (a non-negative integer below 2^53) takes as a varint. */
+export function varintSize(value: number): number {
+  let size = 1;
+  while (value >= 128) {
+    value = Math.floor(value / 128);
+    size++;
+  }
+  return size;
+}
+
+/** A writer into one buffer sized by the caller (sizes come from the same walk as the writes). */
+export class ProtobufWriter {
+  readonly bytes: Buffer;
+  #at: number;
+
+  constructor(bytes: Buffer, start = 0) {
+    this.bytes = bytes;
+    this.#at = start;
+  }
+
+  get at(): number {
+    return this.#at;
+  }
+
+  varint(value: number): void {
+    while (value >= 128) {
+      this.bytes[this.#at++] = (value & 0x7f) | 0x80;
+      value = Math.floor(value / 128);
+    }
+    this.bytes[this.#at++] = value;
+  }
+
+  tag(field: number, wireType: number): void {
+    this.varint(field * 8 + wireType);
+  }
+
+  /** A string field whose UTF-8 length the caller measured as `length`. */
+  string(field: number, text: string, length: number): void {
+    this.tag(field, WIRE.bytes);
+    this.varint(length);
+    this.#at += this.bytes.write(text, this.#at, length, 'utf8');
+  }
+
+  double(field: number, value: number): void {
+    this.tag(field, WIRE.fixed64);
+    this.bytes.writeDoubleLE(value, this.#at);
+    this.#at += 8;
+  }
+}

@@ -1,0 +1,249 @@
+// A gRPC server for a few unary methods (and server-streaming health Watch) on HTTP/2 of its own
+// (h2-connection.ts) over node:net or node:tls: one length-prefixed message in, one out, the status
+// in trailers. It does what the gRPC HTTP/2 protocol asks of a server and nothing more: POST and
+// application/grpc only, grpc-timeout deadlines, compressed messages refused with UNIMPLEMENTED and
+// grpc-accept-encoding, messages over the limit refused with RESOURCE_EXHAUSTED, unknown methods
+// UNIMPLEMENTED. Its own HTTP/2 because node:http2 cost more CPU per call than the whole decision.
+import { createServer as createNetServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer, type SecureContextOptions, type TlsOptions } from 'node:tls';
+import { unavailable } from '../../../../shared/errors.ts';
+import type { Logger } from '../../../../shared/logger.ts';
+import { H2Connection } from './h2-connection.ts';
+import type { H2Output, StreamHandler } from './h2-output.ts';
+import type { H2Stream } from './h2-stream.ts';
+import {
+  failureBlock,
+  GRPC_STATUS,
+  type GrpcHeaders,
+  grpcTimeoutMs,
+  HTTP_REFUSAL,
+  OK_TRAILERS,
+  RESPONSE_HEADERS,
+} from './http2-parts.ts';
+
+/** What a method knows of its call besides the request. */
+export interface UnaryCall {
+  readonly headers: GrpcHeaders;
+  /** The connection's socket: a TLSSocket (peer certificate) under TLS. */
+  readonly socket: Socket;
+}
+
+/** A failure a method answers with: a gRPC status code and its details. */
+export interface GrpcFailure {
+  readonly code: number;
+  readonly details: string;
+}
+
+export type UnaryMethod = (message: Buffer, call: UnaryCall) => Promise<Buffer>;
+/** Where a server-streaming method writes: one framed message at a time, then the end (status OK). */
+export interface ReplyStream {
+  send(framed: Buffer): void;
+  end(): void;
+  /** Called once when the call ends either way (the client went away, or end()). */
+  onClose(listener: () => void): void;
+}
+export type StreamingMethod = (message: Buffer, call: UnaryCall, out: ReplyStream) => void;
+
+export interface UnaryServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly reusePort: boolean;
+  /** Keyed by path, /package.Service/Method. */
+  readonly unary: ReadonlyMap<string, UnaryMethod>;
+  readonly streaming?: ReadonlyMap<string, StreamingMethod>;
+  /** Turns what a method threw into the status the caller gets. */
+  readonly failure: (error: unknown, path: string, call: UnaryCall) => GrpcFailure;
+  /** Refuses a call before its method runs (a client certificate without the required name). */
+  readonly admit?: (call: UnaryCall) => GrpcFailure | undefined;
+  readonly maxMessageBytes: number;
+  /** GRPC_MAX_CONNECTION_AGE and _GRACE: a connection is asked to go away, then closed. */
+  readonly maxConnectionAgeMs: number;
+  readonly maxConnectionAgeGraceMs: number;
+  /** TLS (with client certificates when it asks for them; ALPN h2); plaintext when absent. */
+  readonly tls?: TlsOptions;
+  readonly logger: Logger;
+}
+
+export interface RunningUnaryServer {
+  readonly port: number;
+  /** TLS only: new connections get these (a rotated pair). */
+  setSecureContext(options: SecureContextOptions): void;
+  /** Stops taking connections, lets calls under way finish, closes what is left after `deadlineMs`. */
+  stop(deadlineMs: number): Promise<void>;
+}
+
+/** The 5-byte gRPC message prefix written in front of `message`'s first `5` free bytes. */
+export function frame(message: Buffer): Buffer {
+  message[0] = 0;
+  message.writeUInt32BE(message.length - 5, 1);
+  return message;
+}
+
+const fail = (connection: H2Output, stream: H2Stream, failure: GrpcFailure): void => {
+  clearTimeout(stream.timer);
+  if (!stream.headersSent) connection.sendHeaders(stream, failureBlock(failure.code, failure.details), true);
+};
+
+const DEADLINE_EXCEEDED: GrpcFailure = { code: GRPC_STATUS.DEADLINE_EXCEEDED, details: 'Deadline exceeded' };
+const onDeadline = (connection: H2Output, stream: H2Stream): void =>
+  fail(connection, stream, DEADLINE_EXCEEDED);
+
+export async function startUnaryServer(options: UnaryServerOptions): Promise<RunningUnaryServer> {
+  const { logger, maxMessageBytes, unary, streaming, failure } = options;
+  const connections = new Set<H2Connection>();
+
+  const handler: StreamHandler = {
+    onHeaders(stream, connection) {
+      const headers = stream.headers;
+      if (httpRefusal(headers) !== undefined) return; // answered once the request is complete
+      const path = headers[':path']!;
+      const refused =
+        !unary.has(path) && streaming?.has(path) !== true
+          ? { code: GRPC_STATUS.UNIMPLEMENTED, details: `The server does not implement the method ${path}` }
+          : (encodingRefusal(headers['grpc-encoding']) ?? options.admit?.(stream));
+      if (refused !== undefined) return fail(connection, stream, refused);
+      const timeoutMs = grpcTimeoutMs(headers['grpc-timeout']);
+      if (timeoutMs !== undefined) stream.timer = setTimeout(onDeadline, timeoutMs, connection, stream);
+    },
+    onEnd(stream, connection) {
+      const httpStatus = httpRefusal(stream.headers);
+      if (httpStatus !== undefined) return refuseHttp(connection, stream, httpStatus);
+      const message = requestMessage(stream.message());
+      if (!Buffer.isBuffer(message)) return fail(connection, stream, message);
+      const path = stream.headers[':path']!;
+      const method = unary.get(path);
+      if (method === undefined) return startStreaming(streaming!.get(path)!, message, stream, connection);
+      method(message, stream).then(
+        (reply) => {
+          clearTimeout(stream.timer);
+          if (!stream.headersSent) connection.respond(stream, RESPONSE_HEADERS, reply, OK_TRAILERS);
+        },
+        (error: unknown) => fail(connection, stream, failure(error, path, stream)),
+      );
+    },
+    onOversize(stream, connection) {
+      const httpStatus = httpRefusal(stream.headers);
+      if (httpStatus !== undefined) return refuseHttp(connection, stream, httpStatus);
+      const size = stream.bodyBytes - 5;
+      fail(connection, stream, {
+        code: GRPC_STATUS.RESOURCE_EXHAUSTED,
+        details: `Received message larger than max (${size} vs. ${maxMessageBytes})`,
+      });
+    },
+    onClosed(stream) {
+      clearTimeout(stream.timer);
+      const listener = stream.onClose;
+      stream.onClose = undefined;
+      listener?.();
+    },
+    onError(error) {
+      logger.error({ err: error }, 'gRPC connection closed on an internal error');
+    },
+  };
+
+  const accept = (socket: Socket): void => {
+    const connection = new H2Connection(socket, handler, maxMessageBytes + 5);
+    connections.add(connection);
+    socket.once('close', () => connections.delete(connection));
+    if (options.maxConnectionAgeMs > 0)
+      ageOut(connection, options.maxConnectionAgeMs, options.maxConnectionAgeGraceMs);
+  };
+  const server: Server =
+    options.tls === undefined
+      ? createNetServer({ noDelay: true }, accept)
+      : createTlsServer({ ...options.tls, ALPNProtocols: ['h2'] }, accept);
+  if (options.tls !== undefined) server.on('tlsClientError', () => {}); // a failed handshake: nothing to serve
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error) =>
+      reject(
+        unavailable(`gRPC server: cannot listen on ${options.host}:${options.port}: ${error.message}`, error),
+      ),
+    );
+    server.listen({ port: options.port, host: options.host, reusePort: options.reusePort }, resolve);
+  });
+  const port = (server.address() as import('node:net').AddressInfo).port;
+  logger.debug({ port }, 'gRPC server listening');
+
+  let stopping: Promise<void> | undefined;
+  return {
+    port,
+    setSecureContext: (tls) => (server as import('node:tls').Server).setSecureContext(tls),
+    stop(deadlineMs) {
+      stopping ??= new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          for (const connection of connections) connection.destroy();
+        }, deadlineMs);
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        // Calls under way finish; the clients open new connections elsewhere.
+        for (const connection of connections) connection.goAway();
+      });
+      return stopping;
+    },
+  };
+}
+
+function refuseHttp(connection: H2Output, stream: H2Stream, status: 405 | 415): void {
+  const refusal = HTTP_REFUSAL[status];
+  connection.sendHeaders(stream, refusal.headers, false);
+  connection.sendData(stream, refusal.body);
+  connection.sendTrailers(stream, null);
+}
+
+function startStreaming(
+  method: StreamingMethod,
+  message: Buffer,
+  stream: H2Stream,
+  connection: H2Output,
+): void {
+  clearTimeout(stream.timer);
+  connection.sendHeaders(stream, RESPONSE_HEADERS, false);
+  method(message, stream, {
+    send: (framed) => connection.sendData(stream, framed),
+    end: () => connection.sendTrailers(stream, OK_TRAILERS),
+    onClose: (listener) => {
+      if (stream.closed) listener();
+      else stream.onClose = listener;
+    },
+  });
+}
+
+/** The HTTP status a request that is not gRPC gets (405 for another method, 415 for another content type). */
+function httpRefusal(headers: GrpcHeaders): 405 | 415 | undefined {
+  if (headers[':method'] !== 'POST') return 405;
+  const contentType = headers['content-type'];
+  if (contentType === undefined || !contentType.startsWith('application/grpc')) return 415;
+  return undefined;
+}
+
+/** Messages compressed with anything are refused: the answer says which encoding the server takes. */
+function encodingRefusal(encoding: string | undefined): GrpcFailure | undefined {
+  if (encoding === undefined || encoding === 'identity') return undefined;
+  return { code: GRPC_STATUS.UNIMPLEMENTED, details: `Compression algorithm ${encoding} is not supported` };
+}
+
+/** The one message of a unary request, or why there is none. */
+function requestMessage(body: Buffer): Buffer | GrpcFailure {
+  const internal = (details: string): GrpcFailure => ({ code: GRPC_STATUS.INTERNAL, details });
+  if (body.length < 5) return internal('the request carries no message');
+  if (body[0] !== 0) return internal('a compressed message was sent without grpc-encoding');
+  if (body.readUInt32BE(1) !== body.length - 5) return internal('the request carries other than one message');
+  return body.subarray(5);
+}
+
+/** GRPC_MAX_CONNECTION_AGE: GOAWAY after the age (±10%, as grpc-js), closed after the grace. */
+function ageOut(connection: H2Connection, ageMs: number, graceMs: number): void {
+  if (!Number.isFinite(ageMs) || ageMs >= 2 ** 31) return;
+  const timer = setTimeout(
+    () => {
+      connection.goAway();
+      if (graceMs < 2 ** 31) setTimeout(() => connection.destroy(), graceMs).unref();
+    },
+    ageMs * (0.9 + Math.random() * 0.2),
+  );
+  timer.unref();
+  connection.socket.once('close', () => clearTimeout(timer));
+}
