@@ -69,7 +69,16 @@ export interface RawGrpcConnection {
   close(): void;
 }
 
-export function rawGrpcConnection(host: string, port: number, path: string): RawGrpcConnection {
+/** ShouldRateLimit's reply: length prefix (5 bytes), then field 1 (overall_code) as a varint, 08 01 for OK. */
+const rateLimitOk = (reply: Buffer): boolean => reply.length >= 7 && reply[5] === 0x08 && reply[6] === 1;
+
+/** `replyOk` judges the reply message (with its 5-byte prefix); the default is ShouldRateLimit's OK. */
+export function rawGrpcConnection(
+  host: string,
+  port: number,
+  path: string,
+  replyOk: (reply: Buffer) => boolean = rateLimitOk,
+): RawGrpcConnection {
   const socket: Socket = connect(port, host);
   socket.setNoDelay(true);
   const block = headerBlock(`${host}:${port}`, path);
@@ -115,8 +124,7 @@ export function rawGrpcConnection(host: string, port: number, path: string): Raw
     if (waiting === undefined) return;
     streams.delete(stream);
     const reply = waiting.reply;
-    // Length prefix (5 bytes), then field 1 (overall_code) as a varint: 08 01 is OK.
-    if (reply !== undefined && reply.length >= 7 && reply[5] === 0x08 && reply[6] === 1) waiting.resolve();
+    if (reply !== undefined && replyOk(reply)) waiting.resolve();
     else waiting.reject(new Error(`stream ${stream} ended without an OK reply`));
   };
 

@@ -15,16 +15,21 @@ import { createLogger } from '../../shared/logger.ts';
 import { createMetricsRegistry, startMetricsServer } from '../../shared/metrics.ts';
 import { SettingsError } from '../../shared/settings.ts';
 import { createSupervisor } from '../../shared/supervisor.ts';
-import type { ObservationStore } from './common/ports.ts';
+import { createLocalCommits } from './common/local-commits.ts';
 import { createReadBarrier } from './common/read-barrier.ts';
 import { watchStore } from './common/store-watch.ts';
 import { createDbManagerHandlers } from './dbmanager/adapters/grpc-handlers.ts';
 import { withObservationLogEncoder } from './dbmanager/adapters/observation-log-encoding.ts';
+import {
+  openObservationStore,
+  readModelDatabaseOf,
+  storeConfigOf,
+  storeName,
+} from './dbmanager/adapters/observation-store-config.ts';
 import { startPersistenceConsumer } from './dbmanager/adapters/persistence-consumer.ts';
-import { openPostgresObservationStore } from './dbmanager/adapters/postgres-observation-store.ts';
-import { rebuildReadModelIfEmpty } from './dbmanager/adapters/read-model-rebuild.ts';
+import { startPersistenceThread } from './dbmanager/adapters/persistence-thread.ts';
 import { openReadModel } from './dbmanager/adapters/read-model-store.ts';
-import { openSqliteObservationStore } from './dbmanager/adapters/sqlite-observation-store.ts';
+import { withReportReader } from './dbmanager/adapters/report-request.ts';
 import { startEarlyStoppingJudge } from './earlystopping/adapters/early-stopping-judge.ts';
 import { createEarlyStoppingHandlers } from './earlystopping/adapters/grpc-handlers.ts';
 import { createRemoteCurves } from './earlystopping/adapters/remote-curves.ts';
@@ -85,7 +90,7 @@ try {
   // Read, never consumed by a group: no dead-letter topic.
   if (hosts('suggestion')) await bus.ensureTopics([TOPICS.nasControllerState]);
 
-  const producer = await createEventProducer(bus);
+  const producer = await createEventProducer(bus, { registry });
   lifecycle.onStop('producer', () => producer.disconnect());
 
   // Long-lived consumers are restarted when they stop on an error; the process gives up (exit 1,
@@ -96,54 +101,62 @@ try {
     onGiveUp: () => void lifecycle.stop('a component could not be restarted').then(() => process.exit(1)),
   });
 
-  const opened: ObservationStore | undefined = !usesObservations
-    ? undefined
-    : settings.store === 'sqlite'
-      ? openSqliteObservationStore({ file: settings.sqliteFile })
-      : await openPostgresObservationStore({
-          url: settings.postgresUrl,
-          schema: settings.postgresSchema,
-          poolSize: settings.postgresPoolSize,
-          logger,
-        });
+  const storeConfig = storeConfigOf(settings);
+  const opened = usesObservations ? await openObservationStore(storeConfig, logger) : undefined;
   // Reads fail at once with the store's reason while it is lost (a PostgreSQL outage).
-  const storeWatch = opened
-    ? watchStore(opened, { name: settings.store === 'sqlite' ? 'the SQLite store' : 'PostgreSQL' })
-    : undefined;
+  const storeWatch = opened ? watchStore(opened, { name: storeName(storeConfig) }) : undefined;
   const store = storeWatch?.store;
   if (store) lifecycle.onStop('observation store', () => store.close());
 
-  // The read model is kept by the persistence consumer and read by the web side: opened when either runs.
+  // The read model is kept by the persistence consumer (the thread's on its own connection) and
+  // read here by the web side.
   const readModel =
-    store && (settings.persistenceConsumer || settings.http)
-      ? await openReadModel(
-          settings.store === 'sqlite'
-            ? { kind: 'sqlite', file: settings.sqliteFile }
-            : { kind: 'postgres', url: settings.postgresUrl, schema: settings.postgresSchema },
-          store,
-        )
+    store && (settings.http || (settings.persistenceConsumer && !settings.persistenceThread))
+      ? await openReadModel(readModelDatabaseOf(storeConfig), store)
       : undefined;
   if (readModel) lifecycle.onStop('read model', () => readModel.close());
-  if (store && readModel && settings.persistenceConsumer && settings.readModelRebuild)
-    await rebuildReadModelIfEmpty({
-      readModel,
-      store,
-      bus,
-      persistenceGroup: settings.persistenceGroup,
-      logger,
-    });
+  // Persistence runs on a thread of its own unless PERSISTENCE_THREAD=false (~30 MiB less, one
+  // thread for everything). Its commits let the read barriers pass without asking Kafka.
+  const localCommits = createLocalCommits();
+  const onCommitted = (topic: string, partition: number, next: bigint) =>
+    localCommits.record(topic, partition, next);
+  const persistence = {
+    groupId: settings.persistenceGroup,
+    sessionTimeoutMs: settings.consumerSessionTimeoutMs,
+    batchWaitMs: settings.persistenceBatchWaitMs,
+    rebuildReadModel: settings.readModelRebuild,
+  };
   if (store && settings.persistenceConsumer)
     await supervisor.supervise('persistence consumer', () =>
-      startPersistenceConsumer({
-        bus,
-        producer,
-        store,
-        ...(readModel ? { readModel } : {}),
-        groupId: settings.persistenceGroup,
-        sessionTimeoutMs: settings.consumerSessionTimeoutMs,
-        logger,
-        registry,
-      }),
+      settings.persistenceThread
+        ? startPersistenceThread({
+            config: {
+              kafka: {
+                brokers: settings.kafkaBrokers,
+                clientId: settings.kafkaClientId,
+                client: settings.kafkaClient,
+              },
+              store: storeConfig,
+              readModel: true,
+              ...persistence,
+              logLevel: settings.logLevel,
+            },
+            logger,
+            registry,
+            observeStore: (error) => storeWatch?.observe(error),
+            onCommitted,
+            stopDeadlineMs: settings.shutdownDeadlineMs / 2,
+          })
+        : startPersistenceConsumer({
+            bus,
+            producer,
+            store,
+            readModel,
+            ...persistence,
+            onCommitted,
+            logger,
+            registry,
+          }),
     );
 
   const root = loadPackageDefinition(['api/v1beta1/api.proto']);
@@ -158,9 +171,12 @@ try {
       groupId: settings.persistenceGroup,
       timeoutMs: settings.readBarrierTimeoutMs,
       storeLost: (what) => storeWatch?.unreachable(what),
+      ...(settings.persistenceConsumer ? { localCommits } : {}),
     });
     hosted.push({
-      definition: withObservationLogEncoder(lookupService(root, 'api.v1.beta1.DBManager').service),
+      definition: withReportReader(
+        withObservationLogEncoder(lookupService(root, 'api.v1.beta1.DBManager').service),
+      ),
       implementation: createDbManagerHandlers({ producer, store, barrier, clock: systemClock, logger }),
     });
     healthNames.push('api.v1.beta1.DBManager');
@@ -212,6 +228,7 @@ try {
         groupId: settings.persistenceGroup,
         timeoutMs: settings.readBarrierTimeoutMs,
         storeLost: (what) => storeWatch?.unreachable(what),
+        ...(settings.persistenceConsumer ? { localCommits } : {}),
       });
     const remote = createRemoteCurves({ deadlineMs: settings.dbManagerDeadlineMs });
     lifecycle.onStop('remote DBManager clients', () => remote.close());

@@ -54,6 +54,10 @@ export const experimentSettingsSpec = {
   /** The persistence consumer: applies the observation and trial-status topics to the store. */
   persistenceConsumer: optionalBool('PERSISTENCE_WORKER', 'true when EXPERIMENT_SERVICES has dbmanager'),
   persistenceGroup: str('PERSISTENCE_GROUP', 'experiment-persistence', 'a Kafka consumer group id'),
+  /** The persistence consumer on a thread of its own (false: on the request thread, ~30 MiB less). */
+  persistenceThread: bool('PERSISTENCE_THREAD', true),
+  /** After each batch, how long the persistence consumer waits before it fetches again (events arriving meanwhile go in one transaction). */
+  persistenceBatchWaitMs: int('PERSISTENCE_BATCH_WAIT_MS', 20, { min: 0, max: 1_000 }),
   consumerSessionTimeoutMs: int('WORKER_SESSION_TIMEOUT_MS', 10_000, { min: 6_000, max: 300_000 }),
   /** The early-stopping judge: judges running trials and publishes their stops. */
   earlyStoppingJudge: optionalBool(

@@ -23,3 +23,25 @@ export function busMetrics(registry: Registry): BusMetrics {
     ),
   };
 }
+
+export interface ProducerMetrics {
+  /** Produce requests sent (each carries the calls that were queued while the previous one was in flight). */
+  readonly requests: Counter;
+  /** publish calls sent, and the events they carried. */
+  readonly calls: Counter;
+  readonly events: Counter;
+}
+
+export function producerMetrics(registry: Registry): ProducerMetrics {
+  const counter = (name: string, help: string): Counter =>
+    (registry.getSingleMetric(name) as Counter | undefined) ??
+    new Counter({ name, help, registers: [registry] });
+  return {
+    requests: counter(
+      'bus_produce_requests_total',
+      'Sends to Kafka by the event producer (concurrent calls travel together)',
+    ),
+    calls: counter('bus_produce_calls_total', 'Calls of the event producer sent to Kafka'),
+    events: counter('bus_produce_events_total', 'Events (records) the event producer sent to Kafka'),
+  };
+}

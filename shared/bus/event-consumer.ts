@@ -25,7 +25,16 @@ export interface EventConsumerOptions<E = EventPayloads> {
    * anything else marks the events as poison, and they go to `<topic>.dlq` one by one.
    */
   readonly handle: (events: readonly ConsumedEvent<E>[]) => Promise<void>;
+  /** Events per call of `handle` from one partition (default 500). */
   readonly maxBatchEvents?: number;
+  /**
+   * Handle the batches of several partitions that one fetch hands over in one call of `handle`
+   * (each partition's events in order, partitions one after another): one store transaction and
+   * one commit request for them all instead of one per partition. Default false.
+   */
+  readonly handleTogether?: boolean;
+  /** Called after the group committed `next` on a partition (everything before it is applied). */
+  readonly onCommitted?: (topic: string, partition: number, next: bigint) => void;
   /**
    * How long the group waits for a silent member before handing its partitions to another: the
    * window in which a crashed worker's partitions are not consumed. Default 10000 (the broker
@@ -34,6 +43,10 @@ export interface EventConsumerOptions<E = EventPayloads> {
   readonly sessionTimeoutMs?: number;
   /** How long a fetch waits for data; also bounds how long `stop` waits. Default 1000. */
   readonly maxWaitMs?: number;
+  /** A fetch answers once this many bytes are there, or after `maxWaitMs` (see ConsumeOptions). Default 1. */
+  readonly minBytes?: number;
+  /** After a batch, the next fetch waits this long (see ConsumeOptions). Default 0. */
+  readonly lingerMs?: number;
   readonly retry?: {
     readonly attempts?: number;
     readonly initialDelayMs?: number;
@@ -53,6 +66,51 @@ export interface EventConsumer {
 
 /** The client sends a heartbeat only when its interval has passed, so asking often costs nothing. */
 const HEARTBEAT_WHILE_HANDLING_MS = 1_000;
+
+/** Partitions whose batches one consumer hands over at once when they are handled together. */
+const TOGETHER_PARTITIONS = 64;
+
+/**
+ * Gathers the batches handed over in one turn of the event loop (the partitions of one fetch)
+ * and handles them in one call; resolves each with false when its partition was taken away first.
+ */
+function handleTogether<E>(
+  handle: (items: readonly Received<E>[], context: BatchContext) => Promise<void>,
+): (items: Received<E>[], context: BatchContext) => Promise<boolean> {
+  type Waiting = {
+    items: Received<E>[];
+    context: BatchContext;
+    resolve(ok: boolean): void;
+    reject(e: unknown): void;
+  };
+  let waiting: Waiting[] = [];
+  const flush = async (): Promise<void> => {
+    const batch = waiting;
+    waiting = [];
+    const live = batch.filter((w) => w.context.isActive());
+    for (const w of batch) if (!live.includes(w)) w.resolve(false);
+    if (live.length === 0) return;
+    const together: BatchContext = {
+      heartbeat: () => live[0]!.context.heartbeat(),
+      isActive: () => live.every((w) => w.context.isActive()),
+      commit: () => Promise.reject(new Error('commits are made per partition')),
+    };
+    try {
+      await handle(
+        live.flatMap((w) => w.items),
+        together,
+      );
+      for (const w of live) w.resolve(true);
+    } catch (error) {
+      for (const w of live) w.reject(error);
+    }
+  };
+  return (items, context) =>
+    new Promise<boolean>((resolve, reject) => {
+      if (waiting.length === 0) setImmediate(() => void flush());
+      waiting.push({ items, context, resolve, reject });
+    });
+}
 
 interface Received<E> {
   readonly record: PlacedRecord;
@@ -116,6 +174,13 @@ export async function startEventConsumer<E = EventPayloads>(
     }
   }
 
+  const handled = options.handleTogether
+    ? handleTogether(handleWithRetries)
+    : async (items: Received<E>[], context: BatchContext) => {
+        await handleWithRetries(items, context);
+        return true;
+      };
+
   const onBatch = async (batch: FetchedBatch, context: BatchContext): Promise<void> => {
     const { topic, partition } = batch;
     for (let start = 0; start < batch.records.length; start += maxBatchEvents) {
@@ -130,8 +195,10 @@ export async function startEventConsumer<E = EventPayloads>(
           await deadLetter(record, `undecodable: ${toAppError(error).message}`);
         }
       }
-      if (received.length > 0) await handleWithRetries(received, context);
-      await context.commit(chunk.at(-1)!.offset + 1n);
+      if (received.length > 0 && !(await handled(received, context))) return;
+      const next = chunk.at(-1)!.offset + 1n;
+      await context.commit(next);
+      options.onCommitted?.(topic, partition, next);
       metrics.consumed.inc({ topic, group: groupId }, received.length);
       await context.heartbeat();
     }
@@ -142,6 +209,9 @@ export async function startEventConsumer<E = EventPayloads>(
     topics: options.topics,
     sessionTimeoutMs: options.sessionTimeoutMs ?? 10_000,
     maxWaitMs: options.maxWaitMs ?? 1_000,
+    ...(options.handleTogether ? { concurrentPartitions: TOGETHER_PARTITIONS } : {}),
+    ...(options.minBytes === undefined ? {} : { minBytes: options.minBytes }),
+    ...(options.lingerMs === undefined ? {} : { lingerMs: options.lingerMs }),
     startAt: () => undefined,
     onBatch,
     onAssigned: (assignment) => logger.info({ assignment: Object.fromEntries(assignment) }, 'joined group'),

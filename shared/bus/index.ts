@@ -12,8 +12,9 @@ export {
   type WritablePayloads,
 } from './events.ts';
 export { HEADERS } from './headers.ts';
+export { unprobedKafkaLink } from './kafka-link.ts';
 export { kafkaSettings } from './kafka-settings.ts';
 export { partitionOf } from './partitioner.ts';
-export { createEventProducer, type EventProducer } from './producer.ts';
+export { createEventProducer, type EncodedEvent, type EventProducer } from './producer.ts';
 export { type ReadFrom, type ReadTopicOptions, readTopic, type TopicReader } from './read-topic.ts';
 export { dlqName, dlqOf, TOPICS, type TopicDeclaration } from './topics.ts';

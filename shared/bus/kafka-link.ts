@@ -150,3 +150,18 @@ export function createKafkaLink(options: KafkaLinkOptions): KafkaLink {
     },
   };
 }
+
+/**
+ * A link that never probes and always lets calls through: for a process part whose calls need no
+ * fast answer (a consumer thread, whose failures its supervisor sees), so that it does not open a
+ * connection to every broker four times a second beside the part that answers requests.
+ */
+export function unprobedKafkaLink(): KafkaLink {
+  return {
+    up: true,
+    unreachable: () => undefined,
+    guard: (_what, work) => work(),
+    onChange: () => () => undefined,
+    close: () => undefined,
+  };
+}

@@ -12,6 +12,7 @@ import {
   createEventProducer,
   dlqOf,
   type EventConsumer,
+  type EventConsumerOptions,
   type EventProducer,
   type OutgoingEvent,
   type PlacedRecord,
@@ -118,6 +119,42 @@ describe.each(KAFKA_CLIENTS)('on %s', (client) => {
         },
       );
       expect(await topicSize(bus, topic.name)).toBe(0);
+    });
+
+    it('publishes events encoded elsewhere with the same headers, and refuses a value of another schema whole', async () => {
+      const topic = await created(testTopic('encoded'));
+      const eventId = randomUUID();
+      const payload = { event_id: eventId, occurred_at: 1_000, trial_name: 'trial-e' };
+      const value = bus.catalog.encode('ObservationLogDeleted', payload);
+      expect(producer.schemaHeader('ObservationLogDeleted').equals(value.subarray(0, 10))).toBe(true);
+      await producer.publishEncoded(topic.name, [
+        { eventType: 'ObservationLogDeleted', key: 'trial-e', value, eventId, correlationId: 'corr-e' },
+      ]);
+      const { events } = await readAll(topic.name);
+      expect(events).toMatchObject([
+        {
+          key: 'trial-e',
+          partition: partitionOf('trial-e', 1),
+          eventType: 'ObservationLogDeleted',
+          headers: {
+            'event-type': 'ObservationLogDeleted',
+            'schema-version': '1',
+            'correlation-id': 'corr-e',
+            'event-id': eventId,
+          },
+        },
+      ]);
+      expect(trialOf(events[0]!)).toBe('trial-e');
+      await expect(
+        producer.publishEncoded(topic.name, [
+          { eventType: 'ObservationLogDeleted', key: 'a', value, eventId },
+          { eventType: 'ObservationLogReported', key: 'b', value, eventId },
+        ]),
+      ).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: 'ObservationLogReported: the value is not v1 single-object encoded',
+      });
+      expect(await topicSize(bus, topic.name)).toBe(1);
     });
 
     it('rejects a topic that does not exist with UNAVAILABLE naming it', async () => {
@@ -332,6 +369,7 @@ describe.each(KAFKA_CLIENTS)('on %s', (client) => {
       topic: TopicDeclaration,
       handle: (events: readonly ConsumedEvent[]) => Promise<void>,
       registry?: Registry,
+      more: Partial<EventConsumerOptions> = {},
     ) {
       const worker = await startEventConsumer({
         bus,
@@ -341,6 +379,7 @@ describe.each(KAFKA_CLIENTS)('on %s', (client) => {
         handle,
         retry: { attempts: 5, initialDelayMs: 20 },
         ...(registry ? { registry } : {}),
+        ...more,
       });
       workers.push(worker);
       await worker.joined;
@@ -387,6 +426,54 @@ describe.each(KAFKA_CLIENTS)('on %s', (client) => {
           }),
         ],
       ]);
+    });
+
+    it('handles the partitions of one fetch together, each in order, and commits every partition', async () => {
+      const topic = testTopic('together', 3);
+      await created(topic, dlqOf(topic));
+      const keys = ['t-0', 't-1', 't-2', 't-3', 't-4', 't-5'];
+      // Published before the worker starts: its first fetch finds every partition with records.
+      for (let round = 0; round < 20; round++)
+        await producer.publish(
+          topic.name,
+          keys.map((k) => deleted(k, `${k}/${round}`)),
+        );
+      const ends = new Map((await bus.watermarks(topic.name)).map((w) => [w.partition, w.high]));
+      const calls: ConsumedEvent[][] = [];
+      const committed = new Map<number, bigint>();
+      await start(topic, async (events) => void calls.push([...events]), undefined, {
+        handleTogether: true,
+        minBytes: 1024 * 1024,
+        maxWaitMs: 200,
+        onCommitted: (t, partition, next) => {
+          expect(t).toBe(topic.name);
+          committed.set(partition, next);
+        },
+      });
+      await waitFor('every partition committed to its end', () =>
+        [...ends].every(([partition, end]) => committed.get(partition) === end),
+      );
+      const all = calls.flat();
+      expect(all).toHaveLength(120);
+      expect(calls.some((events) => new Set(events.map((e) => e.partition)).size > 1)).toBe(true);
+      for (const key of keys)
+        expect(all.filter((e) => e.key === key).map((e) => e.payload.event_id)).toEqual(
+          Array.from({ length: 20 }, (_, round) => `${key}/${round}`),
+        );
+    });
+
+    it('lingers after a batch that reached the end: events published one by one arrive in fewer calls', async () => {
+      const topic = testTopic('linger');
+      await created(topic, dlqOf(topic));
+      const calls: number[] = [];
+      await start(topic, async (events) => void calls.push(events.length), undefined, { lingerMs: 100 });
+      for (let i = 0; i < 40; i++) {
+        await producer.publish(topic.name, [deleted(`t-${i}`)]);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await waitFor('every event handled', () => calls.reduce((a, b) => a + b, 0) === 40);
+      // Without the linger each acknowledged publish is a fetch of its own: ~40 calls.
+      expect(calls.length).toBeLessThan(20);
     });
 
     it('retries a retriable failure with backoff and applies the event once', async () => {

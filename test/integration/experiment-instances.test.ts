@@ -44,9 +44,13 @@ let bus: Bus;
 let a: Instance;
 let b: Instance;
 
-async function start(replayHistory: boolean): Promise<Instance> {
+/** `inline`: this instance's persistence consumer runs on its request thread (PERSISTENCE_THREAD=false). */
+async function start(replayHistory: boolean, inline = false): Promise<Instance> {
   // The second instance joins live groups: their offsets are not reset under them.
-  const server = await startExperimentServer(settings, { replayHistory });
+  const server = await startExperimentServer(
+    { ...settings, ...(inline ? { PERSISTENCE_THREAD: 'false' } : {}) },
+    { replayHistory },
+  );
   return { server, db: createDbManagerClient(server.address), es: createEarlyStoppingClient(server.address) };
 }
 
@@ -57,8 +61,9 @@ function close(instance: Instance | undefined): void {
 
 beforeAll(async () => {
   bus = openTestBus(infra.KAFKA_BROKERS);
+  // One instance of each kind: persistence on a thread of its own (a), on the request thread (b).
   a = await start(false);
-  b = await start(true);
+  b = await start(true, true);
 }, 120_000);
 
 afterAll(async () => {

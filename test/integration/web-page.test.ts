@@ -129,6 +129,11 @@ describe('the web page, with a Python grpcio client running an experiment', () =
     expect(rows.filter((r) => r.condition === 'EARLYSTOPPED').map((r) => r.name)).toEqual([result.bad]);
     // The others succeeded: the client's last GetSuggestions listed them so.
     expect(rows.filter((r) => r.condition === 'SUCCEEDED')).toHaveLength(TRIALS - 1);
+    // The rules are in the summary, which follows the stream at most every two seconds (the table's
+    // page every half second), so they may show after the table does.
+    await page.waitForFunction(() => document.querySelector('#rules')?.textContent !== '—', {
+      timeout: 10_000,
+    });
     expect(await page.$eval('#rules', (e) => e.textContent)).toMatch(/^accuracy LESS [\d.]+ from step 3$/);
     // Both charts drew: objective by trial (the stopped trial in its own series) and parallel coordinates.
     // They follow the summary, reloaded at most every two seconds.

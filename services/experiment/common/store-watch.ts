@@ -12,6 +12,11 @@ export interface StoreWatch {
   unreachable(what: string): AppError | undefined;
   /** Called when the store is found lost and when it answers again. */
   onChange(listener: () => void): () => void;
+  /**
+   * What calls made elsewhere (the persistence thread's own connection) found: the error they
+   * failed with (UNAVAILABLE marks the store lost), or undefined when the store answered them.
+   */
+  observe(error?: unknown): void;
   close(): void;
 }
 
@@ -85,6 +90,10 @@ export function watchStore(store: ObservationStore, options: { name: string; pro
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    observe(error) {
+      if (error === undefined) answered();
+      else failed(error);
     },
     close() {
       closed = true;

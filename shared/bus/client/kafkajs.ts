@@ -11,9 +11,11 @@ import {
   type Message,
   Partitioners,
   type Producer,
+  type TopicPartitionOffset,
 } from 'kafkajs';
 import type { Logger } from '../../logger.ts';
 import { heartbeatIntervalFor, memberOutcome } from './group-member.ts';
+import { createLinger } from './linger.ts';
 import type {
   ClientOptions,
   ClientProducer,
@@ -275,6 +277,28 @@ export function createKafkajsClient(options: ClientOptions): KafkaClient {
   };
 }
 
+/** Commits asked for in the same turn of the event loop (batches of one fetch) go in one request. */
+function commitTogether(consumer: Consumer): (offset: TopicPartitionOffset) => Promise<void> {
+  let pending: { offset: TopicPartitionOffset; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  const flush = (): void => {
+    const batch = pending;
+    pending = [];
+    consumer.commitOffsets(batch.map((p) => p.offset)).then(
+      () => {
+        for (const p of batch) p.resolve();
+      },
+      (error: unknown) => {
+        for (const p of batch) p.reject(error);
+      },
+    );
+  };
+  return (offset) =>
+    new Promise<void>((resolve, reject) => {
+      if (pending.length === 0) setImmediate(flush);
+      pending.push({ offset, resolve, reject });
+    });
+}
+
 async function startConsumer(
   kafka: Kafka,
   options: ConsumeOptions,
@@ -284,6 +308,7 @@ async function startConsumer(
     groupId: options.groupId,
     allowAutoTopicCreation: false,
     maxWaitTimeInMs: options.maxWaitMs,
+    minBytes: options.minBytes ?? 1,
     // New partitions of a topic are seen at the next metadata refresh, which then rebalances.
     metadataMaxAge: options.metadataMaxAgeMs ?? 30_000,
     sessionTimeout: options.sessionTimeoutMs,
@@ -292,6 +317,8 @@ async function startConsumer(
   });
 
   const { joined, markJoined, failed, markFailed } = memberOutcome();
+  const commits = commitTogether(consumer);
+  const linger = createLinger(options);
 
   // A seek applies at the next fetch: records of a fetch made before it are dropped here.
   const floors = new Map<string, bigint>();
@@ -325,6 +352,7 @@ async function startConsumer(
   for (const topic of options.topics) await consumer.subscribe({ topic, fromBeginning: true });
   await consumer.run({
     autoCommit: false,
+    partitionsConsumedConcurrently: options.concurrentPartitions ?? 1,
     // The fetch position moves past a batch once its handler returned; commits are the caller's.
     eachBatchAutoResolve: true,
     eachBatch: async ({ batch, heartbeat, isRunning, isStale }) => {
@@ -349,11 +377,15 @@ async function startConsumer(
           {
             heartbeat,
             isActive: () => isRunning() && !isStale(),
-            commit: (next) => consumer.commitOffsets([{ topic, partition, offset: next.toString() }]),
+            commit: (next) => commits({ topic, partition, offset: next.toString() }),
           },
         );
       }
       if (isRunning() && !isStale()) options.onPosition?.(topic, partition, BigInt(batch.lastOffset()) + 1n);
+      // kafkajs fetches again only once every batch of the fetch returned: this is the linger, made
+      // only at the partition's end (a reader catching up fetches on at once).
+      const atEnd = BigInt(batch.lastOffset()) + 1n >= BigInt(batch.highWatermark);
+      if (records.length > 0 && atEnd && isRunning()) await linger.wait();
     },
   });
 
@@ -363,6 +395,7 @@ async function startConsumer(
     joined,
     failed,
     pause: (topic, partition) => consumer.pause([{ topic, partitions: [partition] }]),
+    hurry: () => linger.hurry(),
     async stop() {
       const at = closing.indexOf(stop);
       if (at >= 0) closing.splice(at, 1);

@@ -2,6 +2,7 @@
 // per partition, with each partition's own start, pause and commit.
 import { Consumer, type Message, type MessagesStream } from '@platformatic/kafka';
 import { heartbeatIntervalFor, memberOutcome } from './group-member.ts';
+import { createLinger, type Linger } from './linger.ts';
 import { PartitionBook, partitionKey } from './platformatic-partitions.ts';
 import { asRetriable, toRawRecord, translated } from './platformatic-records.ts';
 import type { BatchContext, ConsumeOptions, GroupConsumer, RawRecord } from './types.ts';
@@ -29,6 +30,7 @@ function pump(
   stream: Stream,
   handle: (messages: StreamMessage[]) => Promise<void>,
   stopped: () => boolean,
+  linger: Linger,
 ): { done: Promise<void>; wake: () => void } {
   let signalled = false;
   let waiting: (() => void) | undefined;
@@ -55,9 +57,19 @@ function pump(
         continue;
       }
       await handle(messages);
+      // Records arriving meanwhile are read together at the next turn; a reader with more already
+      // fetched (catching up) goes on at once.
+      const drained = messages.length < MAX_BATCH_RECORDS && stream.readableLength === 0;
+      if (drained && !stopped()) await linger.wait();
     }
   })();
   return { done, wake };
+}
+
+interface FetchedRecords {
+  readonly topic: string;
+  readonly partition: number;
+  readonly records: RawRecord[];
 }
 
 export async function startConsumer(
@@ -73,11 +85,13 @@ export async function startConsumer(
     rebalanceTimeout: Math.max(sessionTimeout, 10_000),
     heartbeatInterval: heartbeatIntervalFor(sessionTimeout),
     maxWaitTime: options.maxWaitMs,
+    minBytes: options.minBytes ?? 1,
     metadataMaxAge: options.metadataMaxAgeMs ?? 30_000,
     autocommit: false,
   });
   const { joined, markJoined, failed, markFailed } = memberOutcome();
   const book = new PartitionBook();
+  const linger = createLinger(options);
   let stream: Stream | undefined;
   let stopped = false;
 
@@ -113,6 +127,7 @@ export async function startConsumer(
     fallbackMode: 'earliest',
     autocommit: false,
     maxWaitTime: options.maxWaitMs,
+    minBytes: options.minBytes ?? 1,
   });
   stream.on('offsets', applyStarts);
   applyStarts();
@@ -133,7 +148,7 @@ export async function startConsumer(
   const dispatch = async (messages: StreamMessage[]): Promise<void> => {
     // The stream interleaves partitions; each partition's records travel as one batch, in order
     // (a batch per consecutive run would cost a transaction and a commit per record or two).
-    const byPartition = new Map<string, { topic: string; partition: number; records: RawRecord[] }>();
+    const byPartition = new Map<string, FetchedRecords>();
     for (const m of messages) {
       const key = partitionKey(m.topic, m.partition);
       if (!book.keep(key, m.offset, m.leaderEpoch)) continue;
@@ -144,7 +159,7 @@ export async function startConsumer(
       }
       batch.records.push(toRawRecord(m));
     }
-    for (const [key, { topic, partition, records }] of byPartition) {
+    const handOver = async ([key, { topic, partition, records }]: [string, FetchedRecords]) => {
       book.clearFloor(key);
       const generation = consumer.generationId;
       const context: BatchContext = {
@@ -156,7 +171,12 @@ export async function startConsumer(
           ),
       };
       await options.onBatch({ topic, partition, records }, context);
-    }
+    };
+    // Each partition appears once here, so handing several over at once keeps every partition's order.
+    const batches = [...byPartition];
+    const atOnce = Math.max(1, options.concurrentPartitions ?? 1);
+    for (let i = 0; i < batches.length; i += atOnce)
+      await Promise.all(batches.slice(i, i + atOnce).map(handOver));
   };
 
   const reading = pump(
@@ -171,6 +191,7 @@ export async function startConsumer(
       reportPositions();
     },
     () => stopped,
+    linger,
   );
   reading.done.catch(markFailed);
 
@@ -217,6 +238,7 @@ export async function startConsumer(
     joined,
     failed,
     pause: (topic, partition) => book.pause(topic, partition),
+    hurry: () => linger.hurry(),
     async stop() {
       const at = closing.indexOf(stop);
       if (at >= 0) closing.splice(at, 1);

@@ -70,6 +70,25 @@ export interface ConsumeOptions {
   readonly sessionTimeoutMs: number;
   /** How long a fetch waits for data; also bounds how long `stop` waits. */
   readonly maxWaitMs: number;
+  /**
+   * A fetch answers once this many bytes are there, or after `maxWaitMs`: more than 1 trades up to
+   * `maxWaitMs` of delay for fewer, larger batches while records arrive. Default 1.
+   */
+  readonly minBytes?: number;
+  /**
+   * After records that reached a partition's end were handed over, the next fetch waits this long,
+   * so that records arriving meanwhile come in one batch: fewer fetches, transactions and commits
+   * while records keep coming, at most this much more delay, nothing while idle (a fetch that found
+   * nothing does not wait) nor while catching up (there is more to read at once). Default 0.
+   */
+  readonly lingerMs?: number;
+  /** Checked before each linger: false skips it (a reader someone waits on). */
+  readonly lingerIf?: () => boolean;
+  /**
+   * How many partitions' batches may be in `onBatch` at once (one fetch carries several); each
+   * partition's batches still come one after another. Default 1.
+   */
+  readonly concurrentPartitions?: number;
   /** How often topic metadata is refreshed: partitions added to a topic are read after at most this. */
   readonly metadataMaxAgeMs?: number;
   /**
@@ -95,6 +114,8 @@ export interface GroupConsumer {
   readonly failed: Promise<never>;
   /** Stops fetching a partition (it stays assigned). */
   pause(topic: string, partition: number): void;
+  /** Ends a linger under way: the next fetch goes at once. */
+  hurry(): void;
   /** Lets the batch in hand finish, then leaves the group. */
   stop(): Promise<void>;
 }

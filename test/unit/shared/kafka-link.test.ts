@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createKafkaLink } from '../../../shared/bus/kafka-link.ts';
+import { createKafkaLink, unprobedKafkaLink } from '../../../shared/bus/kafka-link.ts';
 import { apiVersionsRequest, type ProbeOutcome, probeBroker } from '../../../shared/bus/kafka-probe.ts';
 import { silentLogger } from '../../../shared/logger.ts';
 
@@ -127,5 +127,19 @@ describe('probeBroker', () => {
       correlationId: 2,
     });
     expect(closed).toMatchObject({ answered: false, reason: expect.stringContaining('ECONNREFUSED') });
+  });
+});
+
+describe('unprobedKafkaLink', () => {
+  it('lets every call through and never says Kafka is lost', async () => {
+    const link = unprobedKafkaLink();
+    expect(link.up).toBe(true);
+    expect(link.unreachable('publishing')).toBeUndefined();
+    await expect(link.guard('publishing', async () => 7)).resolves.toBe(7);
+    await expect(link.guard('publishing', () => Promise.reject(new Error('broker said no')))).rejects.toThrow(
+      'broker said no',
+    );
+    link.onChange(() => undefined)();
+    link.close();
   });
 });

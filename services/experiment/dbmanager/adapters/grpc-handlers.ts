@@ -16,9 +16,11 @@ import { toQuery } from '../../common/observation-query.ts';
 import type { ObservationStore } from '../../common/ports.ts';
 import type { ReadBarrier } from '../../common/read-barrier.ts';
 import { toDeletedEvent, toReportedEvent } from '../observation-events.ts';
+import { encodeReportedEvent } from './report-event.ts';
+import { isParsedReport, type ReportRequest } from './report-request.ts';
 
 export interface DbManagerDeps {
-  readonly producer: Pick<EventProducer, 'publish'>;
+  readonly producer: Pick<EventProducer, 'publish' | 'publishEncoded' | 'schemaHeader'>;
   readonly store: Pick<ObservationStore, 'query'>;
   readonly barrier: ReadBarrier;
   readonly clock: Clock;
@@ -30,11 +32,34 @@ const TOPIC = TOPICS.observations.name;
 /** api.v1.beta1.DBManager: writes go to Kafka (answered once acknowledged), reads behind the barrier. */
 export function createDbManagerHandlers(deps: DbManagerDeps): UntypedServiceImplementation {
   const { producer, store, barrier, clock, logger } = deps;
+  const header = producer.schemaHeader('ObservationLogReported');
   return {
-    ReportObservationLog: unary<ReportObservationLogRequest__Output, ReportObservationLogReply>(
+    ReportObservationLog: unary<
+      ReportRequest<ReportObservationLogRequest__Output>,
+      ReportObservationLogReply
+    >(
       'DBManager.ReportObservationLog',
-      async (request, { correlationId }) => {
-        const payload = toReportedEvent(request, { eventId: randomUUID(), now: clock.now() });
+      async (received, { correlationId }) => {
+        const ids = { eventId: randomUUID(), now: clock.now() };
+        let request: ReportObservationLogRequest__Output;
+        if (isParsedReport(received)) {
+          // Most reports go from their bytes to the event's bytes (report-event.ts).
+          const event = encodeReportedEvent(received, ids, header);
+          if (event !== undefined) {
+            await producer.publishEncoded(TOPIC, [
+              {
+                eventType: 'ObservationLogReported',
+                key: event.trialName,
+                value: event.value,
+                eventId: ids.eventId,
+                ...(correlationId ? { correlationId } : {}),
+              },
+            ]);
+            return {};
+          }
+          request = received.generic(received.bytes) as ReportObservationLogRequest__Output;
+        } else request = received;
+        const payload = toReportedEvent(request, ids);
         await producer.publish(TOPIC, [
           {
             eventType: 'ObservationLogReported',

@@ -10,29 +10,47 @@ import type { Logger } from '../../../../shared/logger.ts';
 import type { ObservationStore } from '../../common/ports.ts';
 import { toChange } from '../observation-events.ts';
 import { readModelChanges } from '../read-model.ts';
+import { rebuildReadModelIfEmpty } from './read-model-rebuild.ts';
 import type { ReadModelStore } from './read-model-store.ts';
 
 const STORED_TOPICS: ReadonlySet<string> = new Set([TOPICS.observations.name, TOPICS.trialStatus.name]);
 
 /**
  * The persistence consumer: applies experiment.observations and experiment.trial-status to the
- * store, a partition's batch per transaction, then commits. A batch comes from one partition of one
- * topic; `toChange` routes each event by its type. With a read model it also reads
+ * store, the partitions' batches of one fetch in one transaction, then commits them in one request;
+ * `toChange` routes each event by its type. With a read model it also reads
  * experiment.suggestions and experiment.early-stopping-rules, and keeps the read model's
  * experiments and trials (a trial's status only in the store, where the read model reads it).
  */
-export function startPersistenceConsumer(deps: {
+export async function startPersistenceConsumer(deps: {
   bus: Bus;
   producer: EventProducer;
   store: ObservationStore;
-  readModel?: ReadModelStore;
+  readModel?: ReadModelStore | undefined;
   groupId: string;
   sessionTimeoutMs: number;
   logger: Logger;
   registry?: Registry;
+  /**
+   * After a batch, how long the next fetch waits, so that the events arriving meanwhile (on every
+   * partition) are applied in one transaction and committed in one request. Default 0.
+   */
+  batchWaitMs?: number;
+  /** After each commit: everything before `next` on the partition is in the store. */
+  onCommitted?: (topic: string, partition: number, next: bigint) => void;
+  /** Rebuild the read model from the topics first when it is empty (READ_MODEL_REBUILD). */
+  rebuildReadModel?: boolean;
 }): Promise<EventConsumer> {
   const { store, readModel } = deps;
-  return startEventConsumer({
+  if (readModel && deps.rebuildReadModel)
+    await rebuildReadModelIfEmpty({
+      readModel,
+      store,
+      bus: deps.bus,
+      persistenceGroup: deps.groupId,
+      logger: deps.logger,
+    });
+  return await startEventConsumer({
     bus: deps.bus,
     producer: deps.producer,
     logger: deps.logger.child({ component: 'persistence' }),
@@ -43,12 +61,18 @@ export function startPersistenceConsumer(deps: {
       ...(readModel ? [TOPICS.suggestions.name, TOPICS.earlyStoppingRules.name] : []),
     ],
     maxBatchEvents: 1_000,
+    handleTogether: true,
+    ...(deps.batchWaitMs ? { lingerMs: deps.batchWaitMs } : {}),
+    ...(deps.onCommitted ? { onCommitted: deps.onCommitted } : {}),
     sessionTimeoutMs: deps.sessionTimeoutMs,
     ...(deps.registry ? { registry: deps.registry } : {}),
     handle: async (events) => {
       const stored = events.filter((e) => STORED_TOPICS.has(e.topic));
       if (stored.length > 0) await store.apply(stored.map(toChange));
-      if (readModel) await readModel.apply(events.flatMap((e) => readModelChanges(e)));
+      if (readModel) {
+        const changes = events.flatMap((e) => readModelChanges(e));
+        if (changes.length > 0) await readModel.apply(changes);
+      }
     },
   });
 }

@@ -26,7 +26,7 @@ export interface PostgresObservationStoreOptions {
   readonly connectTimeoutMs?: number;
 }
 
-/** Rows per insert statement: bounds message size; arrays have no parameter-count limit. */
+/** Rows per insert statement: bounds the size of its JSON parameter. */
 const ROWS_PER_INSERT = 50_000;
 
 /** SQLSTATE classes meaning the statement or data is wrong (retrying cannot help). */
@@ -181,29 +181,31 @@ export async function openPostgresObservationStore(
   return store;
 }
 
-/** Applies changes inside the caller's transaction; returns how many were not redeliveries. */
+/**
+ * Applies changes inside the caller's transaction; returns how many were not redeliveries. Ids and
+ * rows travel as one JSON parameter each (JSON.stringify is native; pg would escape a text array
+ * element by element in JavaScript), unpacked by PostgreSQL.
+ */
 async function applyChanges(client: pg.PoolClient, s: string, changes: readonly ObservationChange[]) {
   const inserted = await client.query<{ event_id: string }>({
     name: 'observation_events',
-    text: `INSERT INTO ${s}.applied_events (event_id) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING RETURNING event_id`,
-    values: [changes.map((change) => change.eventId)],
+    text: `INSERT INTO ${s}.applied_events (event_id) SELECT json_array_elements_text($1::json) ON CONFLICT DO NOTHING RETURNING event_id`,
+    values: [JSON.stringify(changes.map((change) => change.eventId))],
   });
   const fresh = new Set(inserted.rows.map((row) => row.event_id));
-  /** Columns of rows not inserted yet: trial names, times, metric names, values. */
-  let pending: [string[], string[], string[], string[]] = [[], [], [], []];
+  /** Rows not inserted yet: [trial name, time, metric name, value]. */
+  let pending: [string, string, string, string][] = [];
   const flush = async (): Promise<void> => {
-    if (pending[0].length === 0) return;
+    if (pending.length === 0) return;
     // WITH ORDINALITY + ORDER BY: identity values follow report order, the tiebreak of equal times.
     await client.query({
       name: 'observation_insert',
       text: `INSERT INTO ${s}.observation_logs (trial_name, time, metric_name, value)
-             SELECT trial_name, time, metric_name, value
-             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
-               WITH ORDINALITY AS u(trial_name, time, metric_name, value, n)
+             SELECT r->>0, r->>1, r->>2, r->>3 FROM json_array_elements($1::json) WITH ORDINALITY AS u(r, n)
              ORDER BY n`,
-      values: pending,
+      values: [JSON.stringify(pending)],
     });
-    pending = [[], [], [], []];
+    pending = [];
   };
   // Statuses touch no log, so they are written together at the end; the last one of a trial wins.
   const statuses = new Map<string, TrialStatusRecord>();
@@ -229,13 +231,8 @@ async function applyChanges(client: pg.PoolClient, s: string, changes: readonly 
       continue;
     }
     curves.add(change.trialName, change.logs);
-    for (const log of change.logs) {
-      pending[0].push(change.trialName);
-      pending[1].push(log.time);
-      pending[2].push(log.metricName);
-      pending[3].push(log.value);
-      if (pending[0].length >= ROWS_PER_INSERT) await flush();
-    }
+    for (const log of change.logs) pending.push([change.trialName, log.time, log.metricName, log.value]);
+    if (pending.length >= ROWS_PER_INSERT) await flush();
   }
   await flush();
   if (statuses.size > 0) await upsertStatuses(client, s, [...statuses.values()]);

@@ -1,4 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import {
+  createLocalCommits,
+  type LocalCommits,
+} from '../../../../services/experiment/common/local-commits.ts';
 import { createReadBarrier } from '../../../../services/experiment/common/read-barrier.ts';
 import { partitionOf } from '../../../../shared/bus/index.ts';
 import { unavailable } from '../../../../shared/errors.ts';
@@ -16,8 +20,12 @@ function barrier(options: {
   committed: () => Promise<bigint | undefined>;
   watermarksFail?: boolean;
   timeoutMs?: number;
+  localCommits?: LocalCommits;
+  localPollMs?: number;
 }) {
   return createReadBarrier({
+    ...(options.localCommits ? { localCommits: options.localCommits } : {}),
+    ...(options.localPollMs ? { localPollMs: options.localPollMs } : {}),
     topic: TOPIC,
     groupId: GROUP,
     // Long for the cases that pass: a stalled event loop must not turn them into a timeout.
@@ -86,5 +94,62 @@ describe('read barrier', () => {
     const own = unavailable('kafka is stopping');
     const stopping = barrier({ high: 5n, committed: () => Promise.reject(own) });
     await expect(stopping.waitFor(KEY)).rejects.toBe(own);
+  });
+
+  it('passes on this process’s own commits without asking Kafka for the group’s offsets', async () => {
+    const local = createLocalCommits();
+    let asked = 0;
+    const own = barrier({
+      high: 5n,
+      committed: async () => {
+        asked++;
+        return 5n;
+      },
+      localCommits: local,
+    });
+    await own.waitFor(KEY); // the first read learns the partition count (and asks)
+    expect(asked).toBe(1);
+    local.record(TOPIC, partition, 5n);
+    await own.waitFor(KEY);
+    await own.waitFor(KEY);
+    expect(asked).toBe(1);
+  });
+
+  it('wakes a waiting read at the local commit that reaches its target, before the next poll of Kafka', async () => {
+    const local = createLocalCommits();
+    local.record(TOPIC, partition, 3n);
+    let asked = 0;
+    const waiting = barrier({
+      high: 5n,
+      committed: async () => {
+        asked++;
+        return 3n;
+      },
+      localCommits: local,
+      localPollMs: 60_000,
+    });
+    const read = waiting.waitFor(KEY);
+    setTimeout(() => local.record(TOPIC, partition, 4n), 5);
+    setTimeout(() => local.record(TOPIC, partition, 5n), 10);
+    await read;
+    expect(asked).toBe(1);
+  });
+
+  it('asks Kafka once for every read waiting at the same time', async () => {
+    let asked = 0;
+    let committed = 3n;
+    const shared = barrier({
+      high: 5n,
+      committed: async () => {
+        asked++;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return committed;
+      },
+    });
+    const reads = Array.from({ length: 20 }, () => shared.waitFor(KEY));
+    setTimeout(() => (committed = 5n), 50);
+    await Promise.all(reads);
+    // 20 reads polling every millisecond for ~50 ms would have asked ~1,000 times.
+    expect(asked).toBeLessThan(10);
   });
 });

@@ -52,4 +52,19 @@ describe('watchStore', () => {
     expect(watch.unreachable('x')).toBeUndefined();
     watch.close();
   });
+
+  it('counts what calls elsewhere found: a loss, then an answer', () => {
+    const fake = fakeStore();
+    const watch = watchStore(fake.store, { name: 'PostgreSQL' });
+    const changes = vi.fn();
+    watch.onChange(changes);
+    watch.observe(new AppError('UNAVAILABLE', 'PostgreSQL at db:5432 unavailable for apply: ECONNREFUSED'));
+    expect(watch.unreachable('reading t')?.message).toMatch(
+      /^PostgreSQL has not answered since \S+ \(PostgreSQL at db:5432 unavailable for apply: ECONNREFUSED\); reading t was not done$/,
+    );
+    watch.observe(new AppError('INTERNAL', 'null value in column'));
+    watch.observe();
+    expect(watch.unreachable('reading t')).toBeUndefined();
+    watch.close();
+  });
 });
