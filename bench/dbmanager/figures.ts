@@ -34,7 +34,10 @@ export interface RoundFigures {
   readonly loadAverage: readonly number[];
   readonly bulk?: LoadFigures;
   readonly one?: LoadFigures;
+  /** Until a read of the backlog's last trial answers (its partition applied). */
   readonly restartSeconds?: number;
+  /** Until every partition of the backlog is applied. */
+  readonly caughtUpSeconds?: number;
   readonly catchUpLogsPerSecond?: number;
   readonly otherRows: number;
   readonly readAllP50: number;
@@ -126,9 +129,17 @@ export function printGoals(store: string, rounds: readonly RoundFigures[], large
   const restart = m((r) => r.restartSeconds);
   if (!Number.isNaN(restart)) {
     goal(
-      'restart behind the backlog: reads answer after',
+      "restart behind the backlog: the last trial's read answers after",
       `${restart.toFixed(1)} s`,
       restart <= 5,
+      '≤ 5 s',
+      '—',
+    );
+    const all = m((r) => r.caughtUpSeconds);
+    goal(
+      'restart behind the backlog: every read answers after',
+      `${all.toFixed(1)} s`,
+      all <= 5,
       '≤ 5 s',
       '—',
     );
