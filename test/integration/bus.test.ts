@@ -476,6 +476,31 @@ describe.each(KAFKA_CLIENTS)('on %s', (client) => {
       expect(calls.length).toBeLessThan(20);
     });
 
+    it('lingers once per fetch, not once per partition of it', async () => {
+      const topic = testTopic('linger-fetch', 6);
+      await created(topic, dlqOf(topic));
+      // Published before the worker starts: its first fetch finds records on every partition.
+      await producer.publish(
+        topic.name,
+        Array.from({ length: 30 }, (_, i) => deleted(`t-${i}`)),
+      );
+      const handledAt: number[] = [];
+      const partitions = new Set<number>();
+      await start(
+        topic,
+        async (events) => {
+          handledAt.push(performance.now());
+          for (const e of events) partitions.add(e.partition);
+        },
+        undefined,
+        { lingerMs: 2_000 },
+      );
+      await waitFor('every partition handled', () => partitions.size === 6, { timeoutMs: 20_000 });
+      // A linger per batch would hold each partition's batch 2 s behind the previous one (10 s for
+      // the sixth); once per fetch, the batches of a fetch go on at once.
+      expect(handledAt.at(-1)! - handledAt[0]!).toBeLessThan(5_000);
+    });
+
     it('retries a retriable failure with backoff and applies the event once', async () => {
       const topic = testTopic('retry');
       await created(topic, dlqOf(topic));

@@ -319,6 +319,14 @@ async function startConsumer(
   const { joined, markJoined, failed, markFailed } = memberOutcome();
   const commits = commitTogether(consumer);
   const linger = createLinger(options);
+  // The linger is once per fetch: kafkajs hands a fetch's batches over one after another when
+  // partitions are consumed one at a time, and a linger per batch would add up (6 partitions,
+  // 120 ms where 20 were meant).
+  let fetches = 0;
+  let lingeredAt = -1;
+  consumer.on(consumer.events.FETCH, () => {
+    fetches += 1;
+  });
 
   // A seek applies at the next fetch: records of a fetch made before it are dropped here.
   const floors = new Map<string, bigint>();
@@ -385,7 +393,10 @@ async function startConsumer(
       // kafkajs fetches again only once every batch of the fetch returned: this is the linger, made
       // only at the partition's end (a reader catching up fetches on at once).
       const atEnd = BigInt(batch.lastOffset()) + 1n >= BigInt(batch.highWatermark);
-      if (records.length > 0 && atEnd && isRunning()) await linger.wait();
+      if (records.length > 0 && atEnd && isRunning() && lingeredAt !== fetches) {
+        lingeredAt = fetches;
+        await linger.wait();
+      }
     },
   });
 
