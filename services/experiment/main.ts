@@ -1,5 +1,6 @@
 // The experiment service's wiring: the only place that reads the environment, creates clients,
 // starts servers and consumers, and registers how to stop them (in reverse order) on SIGTERM.
+
 import { createBus, createEventProducer, dlqOf, TOPICS } from '../../shared/bus/index.ts';
 import { systemClock } from '../../shared/clock.ts';
 import {
@@ -9,6 +10,7 @@ import {
   lookupService,
   startGrpcServer,
 } from '../../shared/grpc.ts';
+import { startH2GrpcServer } from '../../shared/grpc-server/grpc-js-services.ts';
 import { componentChecks, type DependencyCheck, watchDependencies } from '../../shared/health-checks.ts';
 import { createLifecycle } from '../../shared/lifecycle.ts';
 import { createLogger } from '../../shared/logger.ts';
@@ -264,7 +266,8 @@ try {
   lifecycle.onStop('consumers and followers', () => supervisor.stop());
 
   const health = createHealthService();
-  const server = await startGrpcServer({
+  const startServer = settings.grpcServer === 'own' ? startH2GrpcServer : startGrpcServer;
+  const server = await startServer({
     host: settings.grpcHost,
     port: settings.grpcPort,
     maxMessageBytes: settings.grpcMaxMessageBytes,

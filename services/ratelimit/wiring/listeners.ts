@@ -1,12 +1,12 @@
 // The listeners: a decision unit's HTTP (/json, /healthcheck) and gRPC (RLS, grpc.health.v1) ones,
 // traced when tracing is on, and the instance's debug listener.
 import type { Registry } from 'prom-client';
+import { startUnaryServer } from '../../../shared/grpc-server/unary-server.ts';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import type { HealthMethods } from '../adapters/grpc/health-methods.ts';
 import { createRlsMethod, grpcFailure, RLS_PATH } from '../adapters/grpc/rls-method.ts';
 import { grpcServerTls } from '../adapters/grpc/tls-credentials.ts';
-import { startUnaryServer } from '../adapters/grpc/unary-server.ts';
 import { createDebugHandler } from '../adapters/http/debug-server.ts';
 import { createHttpHandler, startHttpServer } from '../adapters/http/http-server.ts';
 import { ensurePortFree, listeningAt } from '../adapters/shared-port.ts';

@@ -13,16 +13,17 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../shared/errors.ts';
 import {
   createHealthService,
+  type GrpcServerOptions,
   type HealthService,
   loadPackageDefinition,
   lookupService,
   PROTO_LOADER_OPTIONS,
   PROTO_ROOT,
-  type RunningGrpcServer,
   startGrpcServer,
   type UnaryContext,
   unary,
 } from '../../../shared/grpc.ts';
+import { startH2GrpcServer } from '../../../shared/grpc-server/grpc-js-services.ts';
 import { silentLogger } from '../../../shared/logger.ts';
 import { memoryLogger } from '../../helpers/memory-logger.ts';
 
@@ -57,6 +58,16 @@ const echoPackage = grpcLoadPackageDefinition(
 const Echo = lookupService(echoPackage, 'test.echo.Echo');
 const Health = lookupService(loadPackageDefinition(['grpc/health/v1/health.proto']), 'grpc.health.v1.Health');
 
+/** Both servers take the same registrations: grpc-js's own, and ours on HTTP/2 of our own. */
+interface Running {
+  readonly port: number;
+  stop(deadlineMs: number): Promise<void>;
+}
+const SERVERS = [
+  ['grpc-js', startGrpcServer],
+  ['own HTTP/2', startH2GrpcServer],
+] as const satisfies ReadonlyArray<readonly [string, (options: GrpcServerOptions) => Promise<Running>]>;
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Calls a unary method, resolving with the reply or the ServiceError (never rejecting). */
@@ -82,6 +93,10 @@ async function say(request: SayRequest, context: UnaryContext): Promise<SayReply
       return { text: `echo: ${request.text}` };
     case 'correlation':
       return { text: context.correlationId ?? '(none)' };
+    case 'deadline':
+      return { text: String(Number(context.deadline) - Date.now()) };
+    case 'metadata':
+      return { text: String(context.metadata.get(request.text)[0]) };
     case 'invalid':
       throw new AppError('INVALID_ARGUMENT', 'field x: bad');
     case 'not_found':
@@ -100,13 +115,13 @@ async function say(request: SayRequest, context: UnaryContext): Promise<SayReply
   }
 }
 
-describe('unary handlers on a real server', () => {
+describe.each(SERVERS)('%s: unary handlers on a real server', (_server, start) => {
   const { logger, lines } = memoryLogger<LogLine>();
-  let running: RunningGrpcServer;
+  let running: Running;
   let client: Client;
 
   beforeAll(async () => {
-    running = await startGrpcServer({
+    running = await start({
       host: '127.0.0.1',
       port: 0,
       logger,
@@ -145,6 +160,27 @@ describe('unary handlers on a real server', () => {
     expect(await call<SayReply>(client, 'Say', { text: '', mode: 'correlation' })).toEqual({
       text: '(none)',
     });
+  });
+
+  it("hands the handler the caller's deadline and metadata", async () => {
+    const left = await call<SayReply>(client, 'Say', { text: '', mode: 'deadline' });
+    // The call gives 5 s: the handler sees a deadline in the next 5 s.
+    expect(Number((left as SayReply).text)).toBeGreaterThan(3_000);
+    expect(Number((left as SayReply).text)).toBeLessThanOrEqual(5_000);
+    const withMetadata = (key: string, value: string | Buffer) =>
+      new Promise<SayReply>((resolve, reject) => {
+        const metadata = new Metadata();
+        metadata.set(key, value);
+        (client as unknown as Record<string, UnaryWithMetadata>).Say?.call(
+          client,
+          { text: key, mode: 'metadata' },
+          metadata,
+          { deadline: Date.now() + 5_000 },
+          (error, value) => (error ? reject(error) : resolve(value as SayReply)),
+        );
+      });
+    expect(await withMetadata('x-team', 'blue')).toEqual({ text: 'blue' });
+    expect(await withMetadata('x-trace-bin', Buffer.from('ab'))).toEqual({ text: 'ab' });
   });
 
   it('answers with what the handler resolves', async () => {
@@ -203,15 +239,15 @@ describe('unary handlers on a real server', () => {
   });
 });
 
-describe('health service', () => {
+describe.each(SERVERS)('%s: health service', (_server, start) => {
   let health: HealthService;
-  let running: RunningGrpcServer;
+  let running: Running;
   let client: Client;
   let watches: ClientReadableStream<unknown>[] = [];
 
   beforeAll(async () => {
     health = createHealthService();
-    running = await startGrpcServer({
+    running = await start({
       host: '127.0.0.1',
       port: 0,
       logger: silentLogger,
@@ -287,11 +323,11 @@ describe('health service', () => {
   });
 });
 
-describe('startGrpcServer', () => {
+describe.each(SERVERS)('%s: starting and stopping', (_server, start) => {
   it('stop() closes the server: later calls fail with UNAVAILABLE', async () => {
     const health = createHealthService();
     health.setStatus('', 'SERVING');
-    const running = await startGrpcServer({
+    const running = await start({
       host: '127.0.0.1',
       port: 0,
       logger: silentLogger,
@@ -311,7 +347,7 @@ describe('startGrpcServer', () => {
 
   it('shutdown() ends Watch streams so a graceful stop does not hang', async () => {
     const health = createHealthService();
-    const running = await startGrpcServer({
+    const running = await start({
       host: '127.0.0.1',
       port: 0,
       logger: silentLogger,
@@ -340,9 +376,9 @@ describe('startGrpcServer', () => {
   });
 
   it('rejects with UNAVAILABLE naming the address when the port is taken', async () => {
-    const first = await startGrpcServer({ host: '127.0.0.1', port: 0, logger: silentLogger, services: [] });
+    const first = await start({ host: '127.0.0.1', port: 0, logger: silentLogger, services: [] });
     try {
-      const second = startGrpcServer({
+      const second = start({
         host: '127.0.0.1',
         port: first.port,
         logger: silentLogger,

@@ -1,9 +1,14 @@
 // grpc.health.v1.Health (Check and Watch) on the unary server: the statuses a decision unit reports
 // for itself ('') and for `ratelimit`, as shared/grpc-health.ts keeps them for the grpc-js servers.
 import type { ReportedStatus, ServingStatus } from '../../../../shared/grpc.ts';
-import { GRPC_STATUS } from './http2-parts.ts';
+import { GRPC_STATUS } from '../../../../shared/grpc-server/http2-parts.ts';
+import {
+  frame,
+  type ReplyStream,
+  type StreamingMethod,
+  type UnaryMethod,
+} from '../../../../shared/grpc-server/unary-server.ts';
 import { ProtobufReader } from './protobuf-wire.ts';
-import { frame, type ReplyStream, type StreamingMethod, type UnaryMethod } from './unary-server.ts';
 
 const STATUS_NUMBER: Readonly<Record<ReportedStatus, number>> = {
   SERVING: 1,

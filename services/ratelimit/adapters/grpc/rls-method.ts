@@ -2,14 +2,19 @@
 // failed call answers: refusals become gRPC UNKNOWN with envoyproxy/ratelimit's message (their
 // AppError code), anything else INTERNAL without its text (logged instead).
 import { AppError, causedByService, ERROR_TABLE, toAppError } from '../../../../shared/errors.ts';
+import { GRPC_STATUS } from '../../../../shared/grpc-server/http2-parts.ts';
+import {
+  frame,
+  type GrpcFailure,
+  type UnaryCall,
+  type UnaryMethod,
+} from '../../../../shared/grpc-server/unary-server.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { RateLimitService } from '../../service.ts';
 import type { CallTimer } from '../telemetry/call-stats.ts';
 import { UnknownServiceError } from './health-methods.ts';
-import { GRPC_STATUS } from './http2-parts.ts';
 import { ProtobufError } from './protobuf-wire.ts';
 import { decodeRateLimitRequest, encodeRateLimitResponse } from './rls-codec.ts';
-import { frame, type GrpcFailure, type UnaryCall, type UnaryMethod } from './unary-server.ts';
 
 export const RLS_PROTO = 'envoy/service/ratelimit/v3/rls.proto';
 export const RLS_SERVICE = 'envoy.service.ratelimit.v3.RateLimitService';

@@ -4,9 +4,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { PeerCertificate, SecureContextOptions, TLSSocket, TlsOptions } from 'node:tls';
 import { createSecureContext } from 'node:tls';
+import { GRPC_STATUS } from '../../../../shared/grpc-server/http2-parts.ts';
+import type { GrpcFailure, UnaryCall } from '../../../../shared/grpc-server/unary-server.ts';
 import type { Logger } from '../../../../shared/logger.ts';
-import { GRPC_STATUS } from './http2-parts.ts';
-import type { GrpcFailure, UnaryCall } from './unary-server.ts';
 
 export interface GrpcTlsFiles {
   readonly certFile: string;

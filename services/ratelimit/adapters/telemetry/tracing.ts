@@ -23,11 +23,11 @@ import {
   TraceIdRatioBasedSampler,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
+import type { UnaryMethod } from '../../../../shared/grpc-server/unary-server.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { CounterStore } from '../../ports.ts';
 import type { RateLimitService } from '../../service.ts';
 import { parseKeyValueList } from '../../settings/key-value-list.ts';
-import type { UnaryMethod } from '../grpc/unary-server.ts';
 
 export const DECISION_SPAN = 'ShouldRateLimit Execution';
 

@@ -13,10 +13,7 @@ import {
   createRotatingServerTls,
   type RotatingTls,
 } from '../../../../services/ratelimit/adapters/grpc/tls-credentials.ts';
-import {
-  type RunningUnaryServer,
-  startUnaryServer,
-} from '../../../../services/ratelimit/adapters/grpc/unary-server.ts';
+import { type RunningUnaryServer, startUnaryServer } from '../../../../shared/grpc-server/unary-server.ts';
 import { silentLogger } from '../../../../shared/logger.ts';
 import { createHealthClient } from '../../../helpers/rls-client.ts';
 import {

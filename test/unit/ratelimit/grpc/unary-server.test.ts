@@ -7,12 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHealthMethods } from '../../../../services/ratelimit/adapters/grpc/health-methods.ts';
 import { ProtobufError } from '../../../../services/ratelimit/adapters/grpc/protobuf-wire.ts';
 import { grpcFailure } from '../../../../services/ratelimit/adapters/grpc/rls-method.ts';
+import { AppError } from '../../../../shared/errors.ts';
 import {
   frame,
   type RunningUnaryServer,
   startUnaryServer,
-} from '../../../../services/ratelimit/adapters/grpc/unary-server.ts';
-import { AppError } from '../../../../shared/errors.ts';
+} from '../../../../shared/grpc-server/unary-server.ts';
 import { silentLogger } from '../../../../shared/logger.ts';
 import { memoryLogger } from '../../../helpers/memory-logger.ts';
 

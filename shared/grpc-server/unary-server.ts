@@ -6,8 +6,8 @@
 // UNIMPLEMENTED. Its own HTTP/2 because node:http2 cost more CPU per call than the whole decision.
 import { createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type SecureContextOptions, type TlsOptions } from 'node:tls';
-import { unavailable } from '../../../../shared/errors.ts';
-import type { Logger } from '../../../../shared/logger.ts';
+import { unavailable } from '../errors.ts';
+import type { Logger } from '../logger.ts';
 import { H2Connection } from './h2-connection.ts';
 import type { H2Output, StreamHandler } from './h2-output.ts';
 import type { H2Stream } from './h2-stream.ts';
@@ -56,6 +56,8 @@ export interface UnaryServerOptions {
   /** Refuses a call before its method runs (a client certificate without the required name). */
   readonly admit?: (call: UnaryCall) => GrpcFailure | undefined;
   readonly maxMessageBytes: number;
+  /** The details of a message over the limit; Go's gRPC wording (envoyproxy/ratelimit's) by default. */
+  readonly oversizeDetails?: (size: number, max: number) => string;
   /** GRPC_MAX_CONNECTION_AGE and _GRACE: a connection is asked to go away, then closed. */
   readonly maxConnectionAgeMs: number;
   readonly maxConnectionAgeGraceMs: number;
@@ -127,7 +129,9 @@ export async function startUnaryServer(options: UnaryServerOptions): Promise<Run
       const size = stream.bodyBytes - 5;
       fail(connection, stream, {
         code: GRPC_STATUS.RESOURCE_EXHAUSTED,
-        details: `Received message larger than max (${size} vs. ${maxMessageBytes})`,
+        details:
+          options.oversizeDetails?.(size, maxMessageBytes) ??
+          `Received message larger than max (${size} vs. ${maxMessageBytes})`,
       });
     },
     onClosed(stream) {

@@ -2,8 +2,8 @@
 // three requests on one connection, Huffman strings, the dynamic table carried over), the
 // encoder's blocks read back, and the blocks it must refuse with their messages.
 import { describe, expect, it } from 'vitest';
-import { HpackDecoder, HpackError } from '../../../../services/ratelimit/adapters/grpc/hpack.ts';
-import { failureBlock, RESPONSE_HEADERS } from '../../../../services/ratelimit/adapters/grpc/http2-parts.ts';
+import { HpackDecoder, HpackError } from '../../../../shared/grpc-server/hpack.ts';
+import { failureBlock, RESPONSE_HEADERS } from '../../../../shared/grpc-server/http2-parts.ts';
 
 const hex = (text: string): Buffer => Buffer.from(text.replace(/\s+/g, ''), 'hex');
 const fields = (decoder: HpackDecoder): Array<[string, string]> =>
