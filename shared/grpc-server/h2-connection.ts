@@ -19,16 +19,16 @@ import {
   settingsFrame,
   word,
 } from './h2-frames.ts';
+import { type CompleteBlock, ConnectionError, HeaderBlock, unpad } from './h2-header-block.ts';
 import { H2Output, type StreamHandler } from './h2-output.ts';
 import { checkTrailers, H2Stream, takeRequestHeaders } from './h2-stream.ts';
-import { HpackDecoder, HpackError } from './hpack.ts';
+import { HpackDecoder } from './hpack.ts';
 
 export const MAX_CONCURRENT_STREAMS = 1000;
 const MAX_HEADER_LIST = 16 * 1024;
 /** The connection's receive window (opened at the start) and when it is topped up again. */
 const CONNECTION_WINDOW = 1 << 20;
 const STREAM_REFILL = DEFAULT_WINDOW >> 1;
-const MAX_HEADER_BLOCK = 64 * 1024;
 const OUR_SETTINGS = Buffer.concat([
   settingsFrame([
     [SETTING.MAX_CONCURRENT_STREAMS, MAX_CONCURRENT_STREAMS],
@@ -36,14 +36,6 @@ const OUR_SETTINGS = Buffer.concat([
   ]),
   word(FRAME.WINDOW_UPDATE, 0, CONNECTION_WINDOW - DEFAULT_WINDOW),
 ]);
-
-class ConnectionError extends Error {
-  readonly code: number;
-  constructor(code: number, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
 
 export class H2Connection extends H2Output {
   private readonly maxBodyBytes: number;
@@ -53,12 +45,7 @@ export class H2Connection extends H2Output {
   private settingsSeen = false;
   /** The receive window of the connection (ours). */
   private recvWindow = CONNECTION_WINDOW;
-  // Header block being assembled from HEADERS + CONTINUATION.
-  private blockStream = 0;
-  private blockEndStream = false;
-  private blockSelfDependent = false;
-  private blockParts: Buffer[] = [];
-  private blockBytes = 0;
+  private readonly block = new HeaderBlock(this.decoder);
 
   constructor(socket: Socket, handler: StreamHandler, maxBodyBytes: number) {
     super(socket, handler);
@@ -116,19 +103,19 @@ export class H2Connection extends H2Output {
   private frame(type: number, flags: number, id: number, buf: Buffer, start: number, end: number): void {
     if (!this.settingsSeen && type !== FRAME.SETTINGS)
       throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'the first frame is not SETTINGS');
-    if (this.blockStream !== 0 && (type !== FRAME.CONTINUATION || id !== this.blockStream))
+    if (this.block.stream !== 0 && (type !== FRAME.CONTINUATION || id !== this.block.stream))
       throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'a header block was interrupted');
     switch (type) {
       case FRAME.DATA:
         this.data(flags, id, buf, start, end);
         return;
       case FRAME.HEADERS:
-        this.headersFrame(flags, id, buf, start, end);
+        this.headerBlock(this.block.begin(flags, id, buf, start, end));
         return;
       case FRAME.CONTINUATION:
-        if (this.blockStream === 0)
+        if (this.block.stream === 0)
           throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'CONTINUATION without HEADERS');
-        this.fragment(buf.subarray(start, end), (flags & FLAG.END_HEADERS) !== 0);
+        this.headerBlock(this.block.add(buf.subarray(start, end), (flags & FLAG.END_HEADERS) !== 0));
         return;
       case FRAME.PRIORITY:
         if (id === 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'PRIORITY on stream 0');
@@ -231,17 +218,6 @@ export class H2Connection extends H2Output {
     if (stream.queued !== undefined) this.unblock();
   }
 
-  /** Strips the padding of a DATA or HEADERS payload; returns where the content starts. */
-  private unpad(flags: number, buf: Buffer, start: number, end: number): [number, number] {
-    if ((flags & FLAG.PADDED) === 0) return [start, end];
-    if (end === start)
-      throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'padded frame without a pad length');
-    const pad = buf[start]!;
-    if (pad >= end - start)
-      throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'padding longer than the frame');
-    return [start + 1, end - pad];
-  }
-
   private data(flags: number, id: number, buf: Buffer, start: number, end: number): void {
     if (id === 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'DATA on stream 0');
     const size = end - start;
@@ -252,7 +228,7 @@ export class H2Connection extends H2Output {
       this.write(word(FRAME.WINDOW_UPDATE, 0, CONNECTION_WINDOW - this.recvWindow));
       this.recvWindow = CONNECTION_WINDOW;
     }
-    const [from, to] = this.unpad(flags, buf, start, end);
+    const [from, to] = unpad(flags, buf, start, end);
     const stream = this.streams.get(id);
     if (stream === undefined) {
       if (id > this.lastStreamId)
@@ -300,44 +276,9 @@ export class H2Connection extends H2Output {
     this.handler.onEnd(stream, this);
   }
 
-  private headersFrame(flags: number, id: number, buf: Buffer, start: number, end: number): void {
-    if (id === 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'HEADERS on stream 0');
-    if ((id & 1) === 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'a client stream id must be odd');
-    let [from, to] = this.unpad(flags, buf, start, end);
-    // A stream depending on itself is refused, after its block has updated the decoder's table.
-    this.blockSelfDependent = false;
-    if (flags & FLAG.PRIORITY) {
-      if (to - from < 5) throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'HEADERS priority truncated');
-      this.blockSelfDependent = (buf.readUInt32BE(from) & 0x7fffffff) === id;
-      from += 5;
-    }
-    this.blockEndStream = (flags & FLAG.END_STREAM) !== 0;
-    this.blockStream = id;
-    this.blockParts = [];
-    this.blockBytes = 0;
-    this.fragment(buf.subarray(from, to), (flags & FLAG.END_HEADERS) !== 0);
-  }
-
-  private fragment(part: Buffer, last: boolean): void {
-    this.blockBytes += part.length;
-    if (this.blockBytes > MAX_HEADER_BLOCK)
-      throw new ConnectionError(H2_ERROR.ENHANCE_YOUR_CALM, 'header block too large');
-    this.blockParts.push(part);
-    if (!last) return;
-    const id = this.blockStream;
-    this.blockStream = 0;
-    const block = this.blockParts.length === 1 ? this.blockParts[0]! : Buffer.concat(this.blockParts);
-    this.blockParts = [];
-    try {
-      this.decoder.decode(block);
-    } catch (error) {
-      if (error instanceof HpackError) throw new ConnectionError(H2_ERROR.COMPRESSION_ERROR, error.message);
-      throw error;
-    }
-    this.headerBlock(id, this.blockEndStream);
-  }
-
-  private headerBlock(id: number, endStream: boolean): void {
+  private headerBlock(block: CompleteBlock | undefined): void {
+    if (block === undefined) return;
+    const { id, endStream } = block;
     const existing = this.streams.get(id);
     if (existing !== undefined) {
       // Trailers: they must end the stream and carry no pseudo-header.
@@ -356,7 +297,7 @@ export class H2Connection extends H2Output {
       throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'a stream id lower than one already used');
     }
     this.lastStreamId = id;
-    if (this.blockSelfDependent) {
+    if (block.selfDependent) {
       this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
       return;
     }
