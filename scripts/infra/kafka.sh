@@ -83,7 +83,8 @@ kafka_launch() {
   local java_opts=(-Dlog4j.configuration="file:$dir/log4j.properties" -cp "$KAFKA_LIBS/*")
   [ -f "$log" ] && mv -f "$log" "$log.1"
   # shellcheck disable=SC2086
-  java $heap "${java_opts[@]}" kafka.tools.StorageTool format -t "$(cat "$idfile")" \
+  # --cluster-id=: an id may begin with "-" (base64url), which the tool would read as an option.
+  java $heap "${java_opts[@]}" kafka.tools.StorageTool format --cluster-id="$(cat "$idfile")" \
     -c "$dir/server.properties" --ignore-formatted >"$log" 2>&1 \
     || die "$name: formatting the storage failed; read $log"
   # shellcheck disable=SC2086
