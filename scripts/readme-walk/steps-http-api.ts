@@ -1,8 +1,11 @@
 // The HTTP API table of the experiment service: each example as written, in the table's order
 // (later rows read what earlier ones wrote), judged by what its reply holds.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { type Expect, judge, launch, type Step, sh, tail, verdict } from './walk.ts';
 
 const API = 'http://127.0.0.1:8686';
+const PAGE_FOLDER = join(import.meta.dirname, '../../services/experiment/web/page');
 /** A failure reply is `{"error": {…}}`: no example may get one. */
 const NO_ERROR: Expect['notPrints'] = ['"error"'];
 
@@ -44,7 +47,9 @@ function stream(command: string, first: string): Step {
 const page: Step = {
   command: `open ${API}/`,
   async run() {
-    const paths = ['/', '/app.js', '/decimate.js', '/style.css', '/vendor/echarts.min.js'];
+    // Every file of the page's folder (the modules app.js imports among them), as a browser loads them.
+    const files = readdirSync(PAGE_FOLDER).filter((f) => f !== 'index.html' && !f.startsWith('.'));
+    const paths = ['/', ...files.sort().map((f) => `/${f}`), '/vendor/echarts.min.js'];
     const statuses = await Promise.all(
       paths.map((p) =>
         fetch(`${API}${p}`).then(
