@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Metadata, type ServerUnaryCall, type ServiceDefinition, type sendUnaryData } from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 import { ERROR_TABLE, type ErrorCode, invalidArgument, notFound } from './errors.ts';
-import { type GrpcServiceRegistration, PROTO_ROOT } from './grpc.ts';
+import { callForHandler, type GrpcServiceRegistration, PROTO_ROOT } from './grpc.ts';
 
 /** What a call gave: the HTTP status and the JSON body to send. */
 export interface GrpcJsonAnswer {
@@ -98,15 +98,13 @@ export function createGrpcJsonGateway(options: {
     }
     const metadata = new Metadata();
     for (const [key, value] of Object.entries(input.metadata ?? {})) metadata.set(key, value);
-    const pseudoCall = {
+    const pseudoCall = callForHandler({
       request,
       metadata,
-      getPeer: () => input.peer,
-      getDeadline: () => input.deadline ?? Number.POSITIVE_INFINITY,
-      get cancelled() {
-        return input.cancelled?.() ?? false;
-      },
-    } as unknown as ServerUnaryCall<unknown, unknown>;
+      peer: input.peer,
+      deadline: input.deadline ?? Number.POSITIVE_INFINITY,
+      cancelled: () => input.cancelled?.() ?? false,
+    });
     return new Promise<GrpcJsonAnswer>((resolve) => {
       route.handler(pseudoCall, (error, reply) => {
         if (error) {

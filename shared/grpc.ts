@@ -3,6 +3,7 @@ import {
   type Metadata,
   Server,
   ServerCredentials,
+  type ServerUnaryCall,
   type ServiceDefinition,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
@@ -65,6 +66,30 @@ export function unary<Request, Response>(
       },
     );
   };
+}
+
+/**
+ * The grpc-js call object a unary handler reads (request, metadata, peer, deadline, cancelled), for
+ * callers that run handlers outside grpc-js's server: the HTTP gateway and our own HTTP/2 server.
+ */
+export function callForHandler(fields: {
+  readonly request: unknown;
+  readonly metadata: Metadata;
+  readonly peer: string;
+  /** Epoch ms; infinite when the caller set none. */
+  readonly deadline: number;
+  readonly cancelled: () => boolean;
+}): ServerUnaryCall<unknown, unknown> {
+  const { request, metadata, peer, deadline, cancelled } = fields;
+  return {
+    request,
+    metadata,
+    getPeer: () => peer,
+    getDeadline: () => deadline,
+    get cancelled() {
+      return cancelled();
+    },
+  } as unknown as ServerUnaryCall<unknown, unknown>;
 }
 
 function correlationOf(metadata: Metadata): string | undefined {

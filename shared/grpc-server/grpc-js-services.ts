@@ -12,7 +12,7 @@ import {
   type ServiceError,
   type sendUnaryData,
 } from '@grpc/grpc-js';
-import type { GrpcServerOptions } from '../grpc.ts';
+import { callForHandler, type GrpcServerOptions } from '../grpc.ts';
 import { GRPC_STATUS, grpcTimeoutMs } from './http2-parts.ts';
 import {
   frame,
@@ -146,15 +146,13 @@ const closedOf = (call: UnaryCall): boolean => (call as { closed?: boolean }).cl
 
 function unaryCall(request: unknown, call: UnaryCall): ServerUnaryCall<unknown, unknown> {
   const deadline = deadlineOf(call);
-  return {
+  return callForHandler({
     request,
     metadata: metadataOf(call),
-    getPeer: () => peerOf(call),
-    getDeadline: () => deadline,
-    get cancelled() {
-      return closedOf(call) || Date.now() > deadline;
-    },
-  } as unknown as ServerUnaryCall<unknown, unknown>;
+    peer: peerOf(call),
+    deadline,
+    cancelled: () => closedOf(call) || Date.now() > deadline,
+  });
 }
 
 function writableCall(
