@@ -16,11 +16,12 @@ import { createLifecycle } from '../../shared/lifecycle.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { createMetricsRegistry, startMetricsServer } from '../../shared/metrics.ts';
 import { SettingsError } from '../../shared/settings.ts';
-import { createSupervisor } from '../../shared/supervisor.ts';
+import { createSupervisor, type Running } from '../../shared/supervisor.ts';
 import { createLocalCommits } from './common/local-commits.ts';
 import { createReadBarrier } from './common/read-barrier.ts';
 import { watchStore } from './common/store-watch.ts';
 import { createDbManagerHandlers } from './dbmanager/adapters/grpc-handlers.ts';
+import { createIngestAdmission, type IngestAdmission } from './dbmanager/adapters/ingest-admission.ts';
 import { withObservationLogEncoder } from './dbmanager/adapters/observation-log-encoding.ts';
 import {
   openObservationStore,
@@ -92,7 +93,12 @@ try {
   // Read, never consumed by a group: no dead-letter topic.
   if (hosts('suggestion')) await bus.ensureTopics([TOPICS.nasControllerState]);
 
-  const producer = await createEventProducer(bus, { registry });
+  // Created once the store is open; the producer tells it where acknowledged reports landed.
+  let admission: IngestAdmission | undefined;
+  const producer = await createEventProducer(bus, {
+    registry,
+    onWritten: (written) => admission?.written(written),
+  });
   lifecycle.onStop('producer', () => producer.disconnect());
 
   // Long-lived consumers are restarted when they stop on an error; the process gives up (exit 1,
@@ -120,8 +126,26 @@ try {
   // Persistence runs on a thread of its own unless PERSISTENCE_THREAD=false (~30 MiB less, one
   // thread for everything). Its commits let the read barriers pass without asking Kafka.
   const localCommits = createLocalCommits();
-  const onCommitted = (topic: string, partition: number, next: bigint) =>
+  if (store && settings.persistenceConsumer && hosts('dbmanager') && settings.reportLagBudgetMs > 0)
+    admission = createIngestAdmission({
+      topic: TOPICS.observations.name,
+      budgetMs: settings.reportLagBudgetMs,
+      maxWaitMs: settings.reportLagMaxWaitMs,
+      now: () => systemClock.now(),
+      storeLost: () => storeWatch?.unreachable('') !== undefined,
+      registry,
+    });
+  const onCommitted = (topic: string, partition: number, next: bigint) => {
     localCommits.record(topic, partition, next);
+    admission?.committed(topic, partition, next);
+  };
+  const onAssigned = (assignment: ReadonlyMap<string, readonly number[]>) => admission?.assigned(assignment);
+  // A consumer that ended applies nothing until it runs again: reports do not wait for it.
+  const unassignedOnEnd = async (running: Promise<Running>): Promise<Running> => {
+    const started = await running;
+    started.ended.catch(() => onAssigned(new Map()));
+    return started;
+  };
   const persistence = {
     groupId: settings.persistenceGroup,
     sessionTimeoutMs: settings.consumerSessionTimeoutMs,
@@ -130,35 +154,39 @@ try {
   };
   if (store && settings.persistenceConsumer)
     await supervisor.supervise('persistence consumer', () =>
-      settings.persistenceThread
-        ? startPersistenceThread({
-            config: {
-              kafka: {
-                brokers: settings.kafkaBrokers,
-                clientId: settings.kafkaClientId,
-                client: settings.kafkaClient,
+      unassignedOnEnd(
+        settings.persistenceThread
+          ? startPersistenceThread({
+              config: {
+                kafka: {
+                  brokers: settings.kafkaBrokers,
+                  clientId: settings.kafkaClientId,
+                  client: settings.kafkaClient,
+                },
+                store: storeConfig,
+                readModel: true,
+                ...persistence,
+                logLevel: settings.logLevel,
               },
-              store: storeConfig,
-              readModel: true,
+              logger,
+              registry,
+              observeStore: (error) => storeWatch?.observe(error),
+              onCommitted,
+              onAssigned,
+              stopDeadlineMs: settings.shutdownDeadlineMs / 2,
+            })
+          : startPersistenceConsumer({
+              bus,
+              producer,
+              store,
+              readModel,
               ...persistence,
-              logLevel: settings.logLevel,
-            },
-            logger,
-            registry,
-            observeStore: (error) => storeWatch?.observe(error),
-            onCommitted,
-            stopDeadlineMs: settings.shutdownDeadlineMs / 2,
-          })
-        : startPersistenceConsumer({
-            bus,
-            producer,
-            store,
-            readModel,
-            ...persistence,
-            onCommitted,
-            logger,
-            registry,
-          }),
+              onCommitted,
+              onAssigned,
+              logger,
+              registry,
+            }),
+      ),
     );
 
   const root = loadPackageDefinition(['api/v1beta1/api.proto']);
@@ -179,7 +207,14 @@ try {
       definition: withReportReader(
         withObservationLogEncoder(lookupService(root, 'api.v1.beta1.DBManager').service),
       ),
-      implementation: createDbManagerHandlers({ producer, store, barrier, clock: systemClock, logger }),
+      implementation: createDbManagerHandlers({
+        producer,
+        store,
+        barrier,
+        ...(admission ? { admission } : {}),
+        clock: systemClock,
+        logger,
+      }),
     });
     healthNames.push('api.v1.beta1.DBManager');
   }

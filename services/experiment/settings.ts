@@ -60,6 +60,13 @@ export const experimentSettingsSpec = {
   persistenceThread: bool('PERSISTENCE_THREAD', true),
   /** After each batch, how long the persistence consumer waits before it fetches again (events arriving meanwhile go in one transaction). */
   persistenceBatchWaitMs: int('PERSISTENCE_BATCH_WAIT_MS', 20, { min: 0, max: 1_000 }),
+  /**
+   * Reports wait while this process's persistence consumer has not applied a report acknowledged
+   * longer ago than this (ms; 0: never), so acknowledged reports stay readable within about it.
+   */
+  reportLagBudgetMs: int('REPORT_LAG_BUDGET_MS', 500, { min: 0, max: 600_000 }),
+  /** The longest a report waits for that (ms); then it goes anyway (Kafka holds it). */
+  reportLagMaxWaitMs: int('REPORT_LAG_MAX_WAIT_MS', 1_000, { min: 1, max: 600_000 }),
   consumerSessionTimeoutMs: int('WORKER_SESSION_TIMEOUT_MS', 10_000, { min: 6_000, max: 300_000 }),
   /** The early-stopping judge: judges running trials and publishes their stops. */
   earlyStoppingJudge: optionalBool(

@@ -35,6 +35,8 @@ export interface EventConsumerOptions<E = EventPayloads> {
   readonly handleTogether?: boolean;
   /** Called after the group committed `next` on a partition (everything before it is applied). */
   readonly onCommitted?: (topic: string, partition: number, next: bigint) => void;
+  /** Each time the group hands this member its partitions (by topic). */
+  readonly onAssigned?: (assignment: ReadonlyMap<string, readonly number[]>) => void;
   /**
    * How long the group waits for a silent member before handing its partitions to another: the
    * window in which a crashed worker's partitions are not consumed. Default 10000 (the broker
@@ -214,7 +216,10 @@ export async function startEventConsumer<E = EventPayloads>(
     ...(options.lingerMs === undefined ? {} : { lingerMs: options.lingerMs }),
     startAt: () => undefined,
     onBatch,
-    onAssigned: (assignment) => logger.info({ assignment: Object.fromEntries(assignment) }, 'joined group'),
+    onAssigned: (assignment) => {
+      logger.info({ assignment: Object.fromEntries(assignment) }, 'joined group');
+      options.onAssigned?.(assignment);
+    },
   });
   consumer.failed.catch((error: unknown) => logger.error({ err: error }, 'consumer stopped on an error'));
 

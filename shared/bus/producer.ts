@@ -3,7 +3,7 @@ import { Registry } from 'prom-client';
 import { AppError, invalidArgument, unavailable } from '../errors.ts';
 import type { Bus } from './bus.ts';
 import { producerMetrics } from './bus-metrics.ts';
-import type { ClientProducer, OutgoingRecord } from './client/types.ts';
+import type { ClientProducer, OutgoingRecord, WrittenPartition } from './client/types.ts';
 import type { OutgoingEvent, PlacedRecord, WritablePayloads } from './events.ts';
 import { HEADERS } from './headers.ts';
 import { partitionOf } from './partitioner.ts';
@@ -57,7 +57,11 @@ const PARTITION_COUNT_TTL_MS = 30_000;
 
 export async function createEventProducer<E = WritablePayloads>(
   bus: Bus,
-  options: { registry?: Registry } = {},
+  options: {
+    registry?: Registry;
+    /** Told where each acknowledged send ended on each partition (ingest admission reads it). */
+    onWritten?: (written: WrittenPartition) => void;
+  } = {},
 ): Promise<EventProducer<E>> {
   const { catalog, client, link } = bus;
   const metrics = producerMetrics(options.registry ?? new Registry());
@@ -136,7 +140,8 @@ export async function createEventProducer<E = WritablePayloads>(
       metrics.requests.inc();
       metrics.calls.inc(batch.length);
       metrics.events.inc(records.length);
-      await through.send(records);
+      const ends = await through.send(records);
+      if (options.onWritten) for (const end of ends) options.onWritten(end);
       for (const call of batch) call.resolve();
     } catch (error) {
       if (batch.length === 1) return batch[0]!.reject(failure(topicsOf(records), error));

@@ -13,6 +13,7 @@ import {
 import type { Logger } from '../../logger.ts';
 import { startConsumer } from './kafkajs-consumer.ts';
 import type { ClientOptions, ClientProducer, KafkaClient, OutgoingRecord } from './types.ts';
+import { partitionKey, writtenEnds } from './written.ts';
 
 const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.ERROR]: 'error',
@@ -201,15 +202,19 @@ export function createKafkajsClient(options: ClientOptions): KafkaClient {
             compression: CompressionTypes.None,
             topicMessages: byTopic(records),
           });
-          const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
-          const ok = new Set(
-            written.filter((r) => r.errorCode === 0).map((r) => key(r.topicName, r.partition)),
+          const ends = writtenEnds(
+            records,
+            written
+              .filter((r) => r.errorCode === 0 && r.baseOffset !== undefined)
+              .map((r) => ({ topic: r.topicName, partition: r.partition, offset: BigInt(r.baseOffset!) })),
           );
+          const answered = new Set(ends.map((end) => partitionKey(end.topic, end.partition)));
           for (const { topic, partition } of records)
-            if (!ok.has(key(topic, partition)))
+            if (!answered.has(partitionKey(topic, partition)))
               throw new Error(
                 `kafkajs answered without ${topic}[${partition}]: its records were not written`,
               );
+          return ends;
         },
         close: () => producer.disconnect(),
       };

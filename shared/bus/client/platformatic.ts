@@ -4,6 +4,7 @@ import { Admin, FetchIsolationLevels, Producer } from '@platformatic/kafka';
 import { type ConnectionBase, startConsumer } from './platformatic-consumer.ts';
 import { apiIds, toMessage, translated } from './platformatic-records.ts';
 import type { ClientOptions, ClientProducer, KafkaClient } from './types.ts';
+import { writtenEnds } from './written.ts';
 
 export function createPlatformaticClient(options: ClientOptions): KafkaClient {
   const base: ConnectionBase = {
@@ -139,7 +140,13 @@ export function createPlatformaticClient(options: ClientOptions): KafkaClient {
       closing.push(stop);
       return {
         send: (records) =>
-          translated(async () => void (await producer.send({ messages: records.map(toMessage) }))),
+          translated(async () => {
+            const result = await producer.send({ messages: records.map(toMessage) });
+            return writtenEnds(
+              records,
+              (result.offsets ?? []).map((o) => ({ ...o, offset: BigInt(o.offset) })),
+            );
+          }),
         async close() {
           const at = closing.indexOf(stop);
           if (at >= 0) closing.splice(at, 1);

@@ -120,9 +120,19 @@ export interface GroupConsumer {
   stop(): Promise<void>;
 }
 
+/** Where a send's records of one partition ended: every offset before `next` is written. */
+export interface WrittenPartition {
+  readonly topic: string;
+  readonly partition: number;
+  readonly next: bigint;
+}
+
 export interface ClientProducer {
-  /** Resolves once the broker acknowledged every record (acks=all, idempotent, in order). */
-  send(records: readonly OutgoingRecord[]): Promise<void>;
+  /**
+   * Resolves once the broker acknowledged every record (acks=all, idempotent, in order), with the
+   * offset after each partition's last record.
+   */
+  send(records: readonly OutgoingRecord[]): Promise<readonly WrittenPartition[]>;
   close(): Promise<void>;
 }
 

@@ -16,6 +16,7 @@ import { toQuery } from '../../common/observation-query.ts';
 import type { ObservationStore } from '../../common/ports.ts';
 import type { ReadBarrier } from '../../common/read-barrier.ts';
 import { toDeletedEvent, toReportedEvent } from '../observation-events.ts';
+import type { IngestAdmission } from './ingest-admission.ts';
 import { encodeReportedEvent } from './report-event.ts';
 import { isParsedReport, type ReportRequest } from './report-request.ts';
 
@@ -23,6 +24,8 @@ export interface DbManagerDeps {
   readonly producer: Pick<EventProducer, 'publish' | 'publishEncoded' | 'schemaHeader'>;
   readonly store: Pick<ObservationStore, 'query'>;
   readonly barrier: ReadBarrier;
+  /** Holds reports back while the persistence consumer is behind (none: never). */
+  readonly admission?: Pick<IngestAdmission, 'admit'>;
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -31,7 +34,7 @@ const TOPIC = TOPICS.observations.name;
 
 /** api.v1.beta1.DBManager: writes go to Kafka (answered once acknowledged), reads behind the barrier. */
 export function createDbManagerHandlers(deps: DbManagerDeps): UntypedServiceImplementation {
-  const { producer, store, barrier, clock, logger } = deps;
+  const { producer, store, barrier, admission, clock, logger } = deps;
   const header = producer.schemaHeader('ObservationLogReported');
   return {
     ReportObservationLog: unary<
@@ -40,6 +43,8 @@ export function createDbManagerHandlers(deps: DbManagerDeps): UntypedServiceImpl
     >(
       'DBManager.ReportObservationLog',
       async (received, { correlationId }) => {
+        const caughtUp = admission?.admit();
+        if (caughtUp) await caughtUp;
         const ids = { eventId: randomUUID(), now: clock.now() };
         let request: ReportObservationLogRequest__Output;
         if (isParsedReport(received)) {

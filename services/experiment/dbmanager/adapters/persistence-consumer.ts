@@ -38,6 +38,8 @@ export async function startPersistenceConsumer(deps: {
   batchWaitMs?: number;
   /** After each commit: everything before `next` on the partition is in the store. */
   onCommitted?: (topic: string, partition: number, next: bigint) => void;
+  /** Each time the group hands the consumer its partitions (by topic). */
+  onAssigned?: (assignment: ReadonlyMap<string, readonly number[]>) => void;
   /** Rebuild the read model from the topics first when it is empty (READ_MODEL_REBUILD). */
   rebuildReadModel?: boolean;
 }): Promise<EventConsumer> {
@@ -64,6 +66,7 @@ export async function startPersistenceConsumer(deps: {
     handleTogether: true,
     ...(deps.batchWaitMs ? { lingerMs: deps.batchWaitMs } : {}),
     ...(deps.onCommitted ? { onCommitted: deps.onCommitted } : {}),
+    ...(deps.onAssigned ? { onAssigned: deps.onAssigned } : {}),
     sessionTimeoutMs: deps.sessionTimeoutMs,
     ...(deps.registry ? { registry: deps.registry } : {}),
     handle: async (events) => {

@@ -114,6 +114,7 @@ async function start(): Promise<EventConsumer> {
     sessionTimeoutMs: config.sessionTimeoutMs,
     batchWaitMs: config.batchWaitMs,
     onCommitted: committed,
+    onAssigned: (assignment) => tell({ kind: 'assigned', assignment: [...assignment] }),
     rebuildReadModel: config.rebuildReadModel,
     logger,
     registry,

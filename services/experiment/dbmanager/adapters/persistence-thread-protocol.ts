@@ -39,6 +39,8 @@ export type FromThread =
   | { readonly kind: 'counters'; readonly deltas: readonly CounterDelta[] }
   /** Offsets the group committed, as [topic, partition, next]: everything before `next` is in the store. */
   | { readonly kind: 'committed'; readonly commits: readonly (readonly [string, number, bigint])[] }
+  /** The partitions the group handed the thread's consumer, as [topic, partitions]. */
+  | { readonly kind: 'assigned'; readonly assignment: readonly (readonly [string, readonly number[]])[] }
   | { readonly kind: 'stopped' };
 
 export type ToThread = { readonly kind: 'stop' };

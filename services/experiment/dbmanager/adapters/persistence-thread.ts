@@ -26,6 +26,8 @@ export interface PersistenceThreadDeps {
   readonly observeStore?: (error?: unknown) => void;
   /** Told each offset the thread's consumer committed (the read barrier's local knowledge). */
   readonly onCommitted?: (topic: string, partition: number, next: bigint) => void;
+  /** Told the partitions the thread's consumer applies each time the group hands them out. */
+  readonly onAssigned?: (assignment: ReadonlyMap<string, readonly number[]>) => void;
   /** How long `stop` waits for the thread to finish its batch and close. Default 15000. */
   readonly stopDeadlineMs?: number;
   /** The thread's entry module; tests point it elsewhere. */
@@ -74,6 +76,9 @@ export function startPersistenceThread(deps: PersistenceThreadDeps): Promise<Run
         );
       case 'committed':
         for (const [topic, partition, next] of message.commits) deps.onCommitted?.(topic, partition, next);
+        return;
+      case 'assigned':
+        deps.onAssigned?.(new Map(message.assignment));
         return;
       case 'counters':
         if (deps.registry) addCounters(deps.registry, message.deltas);
