@@ -66,6 +66,13 @@ const serverEnv = Object.fromEntries(
       return [pair.slice(0, at), pair.slice(at + 1)];
     }),
 );
+/** The five slowest samples, as [when (s), how long (ms)], in time order. */
+const slowestAt = (lags: readonly number[], at: readonly number[]): [number, number][] =>
+  lags
+    .map((lag, i): [number, number] => [at[i]!, lag])
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .sort((a, b) => a[0] - b[0]);
 const print = (text: string): void => void process.stdout.write(`${text}\n`);
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -136,6 +143,7 @@ async function measureLoad(
     lagP99: percentile(load.lagMs, 99),
     lagP100: percentile(load.lagMs, 100),
     lagSamples: load.lagMs.length,
+    lagSlowestAt: slowestAt(load.lagMs, load.lagAtSeconds),
     lagErrors: load.lagErrors,
     serverCpuUsPerLog: (cpuSeconds * 1e6) / Math.max(load.logs, 1),
     serverCpuUsPerCall: (cpuSeconds * 1e6) / Math.max(load.calls, 1),

@@ -14,6 +14,8 @@ export interface LoadFigures {
   readonly lagP99: number;
   readonly lagP100: number;
   readonly lagSamples: number;
+  /** When the slowest reads' reports were acknowledged (s into the load) and how long they took (ms). */
+  readonly lagSlowestAt: readonly (readonly [number, number])[];
   readonly lagErrors: number;
   /** Server CPU from the load's start until the persistence consumer committed its end. */
   readonly serverCpuUsPerLog: number;
@@ -64,6 +66,9 @@ export function printLoad(name: string, f: LoadFigures): void {
   print(`    ReportObservationLog ack p50 ${ms(f.ackP50)}, p99 ${ms(f.ackP99)}`);
   print(
     `    ack → queryable p50 ${ms(f.lagP50)}, p99 ${ms(f.lagP99)}, p100 ${ms(f.lagP100)} (n=${f.lagSamples}, ${f.lagErrors} refused)`,
+  );
+  print(
+    `      slowest acknowledged at ${f.lagSlowestAt.map(([at, lag]) => `${at.toFixed(1)} s (${ms(lag)})`).join(', ')}`,
   );
   print(
     `    server CPU ${us(f.serverCpuUsPerLog)} per log, ${us(f.serverCpuUsPerCall)} per call ` +

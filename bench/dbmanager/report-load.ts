@@ -88,6 +88,8 @@ export interface LoadResult {
   readonly lagErrors: number;
   readonly ackMs: number[];
   readonly lagMs: number[];
+  /** When each `lagMs` sample's report was acknowledged, seconds into the load. */
+  readonly lagAtSeconds: number[];
   /** CPU seconds this process (the generator) used during the load. */
   readonly generatorCpuSeconds: number;
 }
@@ -111,6 +113,7 @@ export async function reportLoad(options: {
   );
   const ackMs: number[] = [];
   const lagMs: number[] = [];
+  const lagAtSeconds: number[] = [];
   const lagChecks: Promise<void>[] = [];
   let logs = 0;
   let errors = 0;
@@ -146,6 +149,7 @@ export async function reportLoad(options: {
               if (seen !== batch.length)
                 throw new Error(`read after ack saw ${seen} of ${batch.length} logs`);
               lagMs.push(performance.now() - acked);
+              lagAtSeconds.push((acked - started) / 1_000);
             },
             // A refused read (UNAVAILABLE on a machine too busy for Kafka to answer in time) is counted.
             () => void lagErrors++,
@@ -169,6 +173,7 @@ export async function reportLoad(options: {
     lagErrors,
     ackMs,
     lagMs,
+    lagAtSeconds,
     generatorCpuSeconds: (cpu.user + cpu.system) / 1e6,
   };
 }

@@ -139,6 +139,27 @@ export function describeCurveContract(name: string, open: () => Promise<Observat
       }
     });
 
+    it('keeps every curve exact when more series pass the limit in one transaction than it builds', {
+      timeout: 120_000,
+    }, async () => {
+      // Six series pass the limit together: four are built in that transaction, the other two read
+      // point by point until their next batch builds them.
+      const trials = Array.from({ length: 6 }, () => trial('curve-together'));
+      const points = wave(0, 10_002);
+      await store.apply(trials.map((t) => reported(t, logsOf(points.slice(0, 5_000)))));
+      const expectExact = async (upTo: number) => {
+        for (const t of trials) {
+          const curve = (await store.curves({ trialName: t, metricName: 'loss', columns: 300 }))[0]!;
+          expect(curve).toMatchObject({ points: upTo, pointsInColumns: upTo });
+          expectColumnsKept(curve, points.slice(0, upTo), curve.firstMs, curve.lastMs);
+        }
+      };
+      await store.apply(trials.map((t) => reported(t, logsOf(points.slice(5_000, 10_001)))));
+      await expectExact(10_001);
+      await store.apply(trials.map((t) => reported(t, logsOf(points.slice(10_001)))));
+      await expectExact(10_002);
+    });
+
     it('counts a redelivered report once and forgets a deleted trial; later reports start again', async () => {
       const t = trial('curve-delete');
       const first = reported(t, logsOf(wave(0, 20)));

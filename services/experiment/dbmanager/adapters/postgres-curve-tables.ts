@@ -4,7 +4,14 @@
 import type pg from 'pg';
 import type { CurveQuery, MetricCurve } from '../../common/ports.ts';
 import { curveOf, planRead } from '../curve-reading.ts';
-import { type Bucket, bucketsOf, bucketWork, createCurveBatch, type PendingSeries } from '../curves.ts';
+import {
+  type Bucket,
+  bucketsOf,
+  bucketWork,
+  createCurveBatch,
+  type PendingSeries,
+  STORE_BUILDS_PER_BATCH,
+} from '../curves.ts';
 import {
   BUCKET_COLUMNS,
   BUCKET_MERGE,
@@ -87,12 +94,14 @@ export async function recordCurves(
   });
   const now = new Map(merged.rows.map((r) => [`${r[0]}\u0000${r[1]}`, seriesOfRow(r.slice(1)).summary]));
   const buckets: { trialName: string; metricName: string; bucket: Bucket }[] = [];
+  let storeBuildsLeft = STORE_BUILDS_PER_BATCH;
   for (const p of batch) {
     const { trialName, metricName } = p;
-    const work = bucketWork(now.get(`${trialName}\u0000${metricName}`)!, p.summary);
+    const work = bucketWork(now.get(`${trialName}\u0000${metricName}`)!, p.summary, storeBuildsLeft);
     if (work.kind === 'none') continue;
     let all: PendingSeries = p;
     if (work.kind === 'build') {
+      if (work.fromStore) storeBuildsLeft -= 1;
       await db.query({
         name: 'curve_series_floor',
         text: `UPDATE ${s}.metric_series SET floor_level = $1 WHERE trial_name = $2 AND metric_name = $3`,

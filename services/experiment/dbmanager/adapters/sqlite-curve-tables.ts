@@ -4,7 +4,14 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { CurveQuery, MetricCurve } from '../../common/ports.ts';
 import { curveOf, planRead } from '../curve-reading.ts';
-import { type Bucket, bucketsOf, bucketWork, createCurveBatch, type PendingSeries } from '../curves.ts';
+import {
+  type Bucket,
+  bucketsOf,
+  bucketWork,
+  createCurveBatch,
+  type PendingSeries,
+  STORE_BUILDS_PER_BATCH,
+} from '../curves.ts';
 import {
   BUCKET_COLUMNS,
   BUCKET_MERGE,
@@ -91,6 +98,7 @@ export function sqliteCurveTables(db: DatabaseSync) {
 
   /** Adds a batch's points to their series; call in the batch's transaction, after its logs. */
   const record = (pending: readonly PendingSeries[]): void => {
+    let storeBuildsLeft = STORE_BUILDS_PER_BATCH;
     for (const p of pending) {
       const { trialName, metricName, summary: s } = p;
       const row = upsertSeries.get(
@@ -103,8 +111,9 @@ export function sqliteCurveTables(db: DatabaseSync) {
         s.lastTime,
         s.lastValue,
       ) as unknown as unknown[];
-      const work = bucketWork(seriesOfRow(row).summary, s);
+      const work = bucketWork(seriesOfRow(row).summary, s, storeBuildsLeft);
       if (work.kind === 'build') {
+        if (work.fromStore) storeBuildsLeft -= 1;
         setFloor.run(work.floorLevel, trialName, metricName);
         const all = work.fromStore ? storedSeries(trialName, metricName)! : p;
         writeBuckets(trialName, metricName, bucketsOf(all.times, all.values, work.floorLevel));

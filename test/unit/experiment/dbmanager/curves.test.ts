@@ -99,6 +99,13 @@ describe('the batch and the buckets', () => {
       fromStore: false,
     });
     expect(bucketWork(summary(50_000, 3), summary(10))).toEqual({ kind: 'add', floorLevel: 3 });
+    // A transaction that spent its builds from the store leaves the series for its next batch.
+    expect(bucketWork(summary(BUCKETED_AFTER + 1), summary(10), 0)).toEqual({ kind: 'none' });
+    expect(bucketWork(summary(BUCKETED_AFTER + 1), summary(BUCKETED_AFTER + 1), 0)).toMatchObject({
+      kind: 'build',
+      fromStore: false,
+    });
+    expect(bucketWork(summary(50_000, 3), summary(10), 0)).toEqual({ kind: 'add', floorLevel: 3 });
     // Points 10 ms apart: buckets of 64 ms hold about six.
     expect(floorLevelOf(summary(50_000))).toBe(2);
   });
