@@ -42,7 +42,13 @@ describe('PostgreSQL observation store', () => {
         const versions = await client.query(
           `SELECT version FROM ${pg.escapeIdentifier(schema)}.schema_version ORDER BY version`,
         );
-        expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+        expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+        // One index beside the table: the one reads go by.
+        const indexes = await client.query(
+          "SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'observation_logs'",
+          [schema],
+        );
+        expect(indexes.rows).toEqual([{ indexname: 'observation_logs_trial_time' }]);
         const collation = await client.query(
           `SELECT collation_name FROM information_schema.columns
            WHERE table_schema = $1 AND table_name = 'observation_logs' AND column_name = 'time'`,
@@ -57,7 +63,7 @@ describe('PostgreSQL observation store', () => {
     }
   });
 
-  it('upgrades a version 1 schema: adds trial statuses and curves, keeps the logs and applied event ids', async () => {
+  it('upgrades a version 1 schema: adds trial statuses and curves, drops the unread indexes, keeps the logs and applied event ids', async () => {
     const schema = schemaName('test_observations_upgrade');
     created.push(schema);
     const open = () => openPostgresObservationStore({ url: URL, schema, poolSize: 1, logger: silentLogger });
@@ -68,6 +74,8 @@ describe('PostgreSQL observation store', () => {
         const s = pg.escapeIdentifier(schema);
         await client.query(
           `DROP TABLE ${s}.trial_statuses; DROP TABLE ${s}.metric_series; DROP TABLE ${s}.metric_buckets;
+           CREATE INDEX observation_logs_trial_metric_time ON ${s}.observation_logs (trial_name, metric_name, time, id);
+           ALTER TABLE ${s}.observation_logs ADD PRIMARY KEY (id);
            DELETE FROM ${s}.schema_version WHERE version > 1`,
         );
       } finally {

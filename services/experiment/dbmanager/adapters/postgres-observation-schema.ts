@@ -29,6 +29,11 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
       changed_at_ms bigint NOT NULL
     );`,
   postgresCurveTables,
+  // Reads go by (trial, time, id) and filter the metric, as SQLite's do: a row is written into the
+  // table and one index instead of three (the id's own index and the metric's served no read).
+  (s) => `
+    DROP INDEX ${s}.observation_logs_trial_metric_time;
+    ALTER TABLE ${s}.observation_logs DROP CONSTRAINT observation_logs_pkey;`,
 ];
 
 /** The step that adds the curve tables also fills them from the logs already there. */
