@@ -35,6 +35,7 @@ import { openReadModel } from './dbmanager/adapters/read-model-store.ts';
 import { withReportReader } from './dbmanager/adapters/report-request.ts';
 import { startEarlyStoppingJudge } from './earlystopping/adapters/early-stopping-judge.ts';
 import { createEarlyStoppingHandlers } from './earlystopping/adapters/grpc-handlers.ts';
+import { startJudgeThread } from './earlystopping/adapters/judge-thread.ts';
 import { createRemoteCurves } from './earlystopping/adapters/remote-curves.ts';
 import { readExperimentSettings } from './settings.ts';
 import { createSuggestionHandlers } from './suggestion/adapters/grpc-handlers.ts';
@@ -125,6 +126,12 @@ try {
   if (readModel) lifecycle.onStop('read model', () => readModel.close());
   // Persistence runs on a thread of its own unless PERSISTENCE_THREAD=false (~30 MiB less, one
   // thread for everything). Its commits let the read barriers pass without asking Kafka.
+  // Threads (persistence, early stopping) open Kafka clients of their own.
+  const kafkaOfThreads = {
+    brokers: settings.kafkaBrokers,
+    clientId: settings.kafkaClientId,
+    client: settings.kafkaClient,
+  };
   const localCommits = createLocalCommits();
   if (store && settings.persistenceConsumer && hosts('dbmanager') && settings.reportLagBudgetMs > 0)
     admission = createIngestAdmission({
@@ -158,11 +165,7 @@ try {
         settings.persistenceThread
           ? startPersistenceThread({
               config: {
-                kafka: {
-                  brokers: settings.kafkaBrokers,
-                  clientId: settings.kafkaClientId,
-                  client: settings.kafkaClient,
-                },
+                kafka: kafkaOfThreads,
                 store: storeConfig,
                 readModel: true,
                 ...persistence,
@@ -284,20 +287,24 @@ try {
     healthNames.push('api.v1.beta1.EarlyStopping');
   }
 
-  if (settings.earlyStoppingJudge)
+  if (settings.earlyStoppingJudge) {
+    const judge = {
+      groupId: settings.earlyStoppingGroup,
+      sessionTimeoutMs: settings.consumerSessionTimeoutMs,
+      catchUpTimeoutMs: settings.readBarrierTimeoutMs,
+      lookbackMs: settings.earlyStoppingLookbackMs,
+    };
     await supervisor.supervise('early-stopping judge', () =>
-      startEarlyStoppingJudge({
-        bus,
-        producer,
-        clock: systemClock,
-        logger,
-        groupId: settings.earlyStoppingGroup,
-        sessionTimeoutMs: settings.consumerSessionTimeoutMs,
-        catchUpTimeoutMs: settings.readBarrierTimeoutMs,
-        lookbackMs: settings.earlyStoppingLookbackMs,
-        registry,
-      }),
+      settings.earlyStoppingThread
+        ? startJudgeThread({
+            config: { kafka: kafkaOfThreads, ...judge, logLevel: settings.logLevel },
+            logger,
+            registry,
+            stopDeadlineMs: settings.shutdownDeadlineMs / 2,
+          })
+        : startEarlyStoppingJudge({ bus, producer, clock: systemClock, logger, ...judge, registry }),
     );
+  }
   lifecycle.onStop('consumers and followers', () => supervisor.stop());
 
   const health = createHealthService();

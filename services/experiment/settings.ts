@@ -68,6 +68,8 @@ export const experimentSettingsSpec = {
   /** The longest a report waits for that (ms); then it goes anyway (Kafka holds it). */
   reportLagMaxWaitMs: int('REPORT_LAG_MAX_WAIT_MS', 1_000, { min: 1, max: 600_000 }),
   consumerSessionTimeoutMs: int('WORKER_SESSION_TIMEOUT_MS', 10_000, { min: 6_000, max: 300_000 }),
+  /** The early-stopping judge on a thread of its own (false: on the request thread, less memory). */
+  earlyStoppingThread: bool('EARLY_STOPPING_THREAD', true),
   /** The early-stopping judge: judges running trials and publishes their stops. */
   earlyStoppingJudge: optionalBool(
     'EARLY_STOPPING_WORKER',

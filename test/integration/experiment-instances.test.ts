@@ -44,11 +44,14 @@ let bus: Bus;
 let a: Instance;
 let b: Instance;
 
-/** `inline`: this instance's persistence consumer runs on its request thread (PERSISTENCE_THREAD=false). */
+/**
+ * `inline`: this instance's persistence consumer and early-stopping judge run on its request thread
+ * (PERSISTENCE_THREAD=false, EARLY_STOPPING_THREAD=false).
+ */
 async function start(replayHistory: boolean, inline = false): Promise<Instance> {
   // The second instance joins live groups: their offsets are not reset under them.
   const server = await startExperimentServer(
-    { ...settings, ...(inline ? { PERSISTENCE_THREAD: 'false' } : {}) },
+    { ...settings, ...(inline ? { PERSISTENCE_THREAD: 'false', EARLY_STOPPING_THREAD: 'false' } : {}) },
     { replayHistory },
   );
   return { server, db: createDbManagerClient(server.address), es: createEarlyStoppingClient(server.address) };
@@ -61,7 +64,7 @@ function close(instance: Instance | undefined): void {
 
 beforeAll(async () => {
   bus = openTestBus(infra.KAFKA_BROKERS);
-  // One instance of each kind: persistence on a thread of its own (a), on the request thread (b).
+  // One instance of each kind: persistence and the judge on threads of their own (a), on the request thread (b).
   a = await start(false);
   b = await start(true, true);
 }, 120_000);
@@ -172,6 +175,31 @@ describe('two experiment instances on one Kafka and one PostgreSQL', () => {
       60_000,
     );
     for (const [i, trial] of bad.entries()) await reportValue(i % 2 ? b.db : a.db, trial, 'accuracy', 0.1);
+    // The judge's counters and gauges reach the process's /metrics from its thread too (a), within
+    // the thread's one-second report: between them the two judges stopped every bad trial.
+    const metricsOf = async (instance: Instance) => {
+      const text = await (await fetch(`http://127.0.0.1:${instance.server.metricsPort}/metrics`)).text();
+      const value = (name: string) =>
+        Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+      return {
+        read: value('experiment_early_stopping_reports_total'),
+        stopped: value('experiment_early_stopped_trials_total'),
+        watching: text.includes('experiment_early_stopping_running_trials'),
+      };
+    };
+    await expect
+      .poll(
+        async () => {
+          const [ofA, ofB] = await Promise.all([metricsOf(a), metricsOf(b)]);
+          return {
+            bothRead: ofA.read > 0 && ofB.read > 0,
+            stopped: ofA.stopped + ofB.stopped,
+            bothWatch: ofA.watching && ofB.watching,
+          };
+        },
+        { timeout: 5_000 },
+      )
+      .toEqual({ bothRead: true, stopped: bad.length, bothWatch: true });
     // Once both processes are gone nothing more can be published: the count is final.
     await Promise.all([a.server.stop(), b.server.stop()]);
     const stops = new Map<string, number>();

@@ -1,4 +1,5 @@
-// What the request thread and the persistence thread say to each other (structured-clone messages).
+// What the persistence thread tells the request thread besides what every component thread says
+// (shared/component-thread/protocol.ts).
 import type { KafkaClientName } from '../../../../shared/bus/client/index.ts';
 import type { LogLevel } from '../../../../shared/logger.ts';
 import type { ObservationStoreConfig } from './observation-store-config.ts';
@@ -21,26 +22,10 @@ export interface PersistenceThreadConfig {
   readonly logLevel: LogLevel;
 }
 
-/** A counter's increase since the last report, by its labels. */
-export interface CounterDelta {
-  readonly name: string;
-  readonly help: string;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly delta: number;
-}
-
 export type FromThread =
-  /** The consumer runs (it has started; joining the group may still be under way). */
-  | { readonly kind: 'started' }
-  /** The consumer stopped on an error, or could not start: the thread ends after this. */
-  | { readonly kind: 'failed'; readonly message: string; readonly stack?: string }
   /** The store's own answer to the thread's calls: an UNAVAILABLE failure's message, or none when it answered. */
   | { readonly kind: 'store'; readonly lost?: { readonly code: string; readonly message: string } }
-  | { readonly kind: 'counters'; readonly deltas: readonly CounterDelta[] }
   /** Offsets the group committed, as [topic, partition, next]: everything before `next` is in the store. */
   | { readonly kind: 'committed'; readonly commits: readonly (readonly [string, number, bigint])[] }
   /** The partitions the group handed the thread's consumer, as [topic, partitions]. */
-  | { readonly kind: 'assigned'; readonly assignment: readonly (readonly [string, readonly number[]])[] }
-  | { readonly kind: 'stopped' };
-
-export type ToThread = { readonly kind: 'stop' };
+  | { readonly kind: 'assigned'; readonly assignment: readonly (readonly [string, readonly number[]])[] };

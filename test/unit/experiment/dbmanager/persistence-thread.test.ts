@@ -10,7 +10,7 @@ const entry = new URL('../../../fixtures/experiment/persistence-thread-fixture.m
 const config = (behaviour: string) => ({ behaviour }) as unknown as PersistenceThreadConfig;
 
 describe('startPersistenceThread', () => {
-  it('runs until stopped, passing on how the store answers and the thread’s counters', async () => {
+  it('runs until stopped, passing on how the store answers and the thread’s counters and gauges', async () => {
     const registry = new Registry();
     const observeStore = vi.fn();
     const thread = await startPersistenceThread({
@@ -29,6 +29,7 @@ describe('startPersistenceThread', () => {
     await vi.waitFor(async () =>
       expect(await registry.metrics()).toContain('bus_events_consumed_total{topic="t",group="g"} 3'),
     );
+    await vi.waitFor(async () => expect(await registry.metrics()).toContain('experiment_fixture_depth 7'));
     await thread.stop();
     let ended: unknown = 'pending';
     thread.ended.catch((error: unknown) => (ended = error));

@@ -1,0 +1,17 @@
+// What the early-stopping thread is started with (it says nothing of its own beyond what every
+// component thread says: shared/component-thread/protocol.ts).
+import type { KafkaClientName } from '../../../../shared/bus/client/index.ts';
+import type { LogLevel } from '../../../../shared/logger.ts';
+
+export interface JudgeThreadConfig {
+  readonly kafka: {
+    readonly brokers: readonly string[];
+    readonly clientId: string;
+    readonly client: KafkaClientName;
+  };
+  readonly groupId: string;
+  readonly sessionTimeoutMs: number;
+  readonly catchUpTimeoutMs: number;
+  readonly lookbackMs: number;
+  readonly logLevel: LogLevel;
+}
