@@ -25,6 +25,7 @@ import { observationEnds, persistedUpTo, publishBacklog } from './dbmanager/back
 import { type LoadFigures, printGoals, printLoad, type RoundFigures } from './dbmanager/figures.ts';
 import { metricLogs, reportLoad } from './dbmanager/report-load.ts';
 import { cpuTicks } from './ratelimit/process-stats.ts';
+import { serverEnvOf } from './server-env.ts';
 import { percentile } from './stats.ts';
 
 const settings = readSettings(
@@ -56,16 +57,7 @@ const settings = readSettings(
 );
 
 const run = randomBytes(3).toString('hex');
-const serverEnv = Object.fromEntries(
-  settings.serverEnv
-    .split(/\s+/)
-    .filter(Boolean)
-    .map((pair) => {
-      const at = pair.indexOf('=');
-      if (at <= 0) throw new Error(`BENCH_SERVER_ENV: ${JSON.stringify(pair)} is not NAME=value`);
-      return [pair.slice(0, at), pair.slice(at + 1)];
-    }),
-);
+const serverEnv = serverEnvOf(settings.serverEnv);
 /** The five slowest samples, as [when (s), how long (ms)], in time order. */
 const slowestAt = (lags: readonly number[], at: readonly number[]): [number, number][] =>
   lags

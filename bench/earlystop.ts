@@ -22,6 +22,7 @@ import {
   type DbManager,
   startExperimentServer,
 } from '../test/helpers/experiment-server.ts';
+import { serverEnvOf } from './server-env.ts';
 import { percentile } from './stats.ts';
 
 const settings = readSettings(
@@ -35,6 +36,7 @@ const settings = readSettings(
     breakEvery: int('BENCH_BREAK_EVERY', 4, { min: 1, max: 1_000 }),
     /** How far back the judge starts reading observations (the service's EARLY_STOPPING_LOOKBACK_MS). */
     lookbackMs: int('BENCH_LOOKBACK_MS', 60_000, { min: 0, max: 2 ** 52 }),
+    serverEnv: str('BENCH_SERVER_ENV', '', 'NAME=value pairs separated by spaces'),
     /** A folder for the server's V8 CPU profile (node --cpu-prof); empty: no profile. */
     cpuProfileDir: str('BENCH_CPU_PROF_DIR', '', 'a folder path, or empty'),
   },
@@ -290,6 +292,7 @@ try {
     ...(settings.cpuProfileDir && {
       NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${settings.cpuProfileDir}`,
     }),
+    ...serverEnvOf(settings.serverEnv),
   });
   const db = createDbManagerClient(server.address);
   const es = createEarlyStoppingClient(server.address);
