@@ -138,6 +138,28 @@ export function describeObservationStoreContract(name: string, open: () => Promi
       expect(await values({ from: at(4), to: at(2) })).toEqual([]);
     });
 
+    it('scans what query gives, in the same order, with every filter', async () => {
+      const t = trial('scan');
+      await store.apply([
+        reported(t, [log(at(3), 'm', 'a'), log(at(1), 'n', 'b'), log(at(2), 'm', 'c'), log(at(1), 'm', 'd')]),
+      ]);
+      for (const q of [
+        {},
+        { metricName: 'm' },
+        { from: at(2) },
+        { metricName: 'm', to: at(2) },
+        { metricName: 'x' },
+      ]) {
+        const scanned: MetricLogRow[] = [];
+        const count = await store.scan({ trialName: t, ...q }, (time, metricName, value) =>
+          scanned.push({ time, metricName, value }),
+        );
+        expect(scanned).toEqual(await store.query({ trialName: t, ...q }));
+        expect(count).toBe(scanned.length);
+      }
+      expect(await store.scan({ trialName: trial('unknown') }, () => undefined)).toBe(0);
+    });
+
     it('gives [] for an unknown trial', async () => {
       expect(await store.query({ trialName: trial('unknown') })).toEqual([]);
       expect(await store.query({ trialName: trial('unknown'), metricName: 'm', from: at(0) })).toEqual([]);
@@ -342,6 +364,9 @@ export function describeObservationStoreContract(name: string, open: () => Promi
       await other.close();
       await expect(other.ping()).rejects.toMatchObject({ code: 'UNAVAILABLE', retriable: true });
       await expect(other.query({ trialName: 'x' })).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+      await expect(other.scan({ trialName: 'x' }, () => undefined)).rejects.toMatchObject({
+        code: 'UNAVAILABLE',
+      });
       await expect(other.apply([deleted('x')])).rejects.toMatchObject({ code: 'UNAVAILABLE' });
       await expect(other.trialStatus('x')).rejects.toMatchObject({ code: 'UNAVAILABLE' });
       await expect(other.knowsTrial('x')).rejects.toMatchObject({ code: 'UNAVAILABLE' });

@@ -106,6 +106,9 @@ export interface MetricCurve {
  * `UNAVAILABLE` (retriable) when the store cannot be reached or is closed, `INTERNAL` when it
  * rejects the data itself (e.g. a missing field forced through a cast).
  */
+/** Receives one log of a scan: its normalized time, metric name and value. */
+export type LogVisitor = (time: string, metricName: string, value: string) => void;
+
 export interface ObservationStore {
   /**
    * Applies changes in order in ONE transaction; a change whose eventId was applied before is skipped
@@ -119,6 +122,12 @@ export interface ObservationStore {
    * nothing matching, gives `[]`.
    */
   query(query: ObservationQuery): Promise<MetricLogRow[]>;
+  /**
+   * The logs `query` gives, handed to `visit` one by one instead of as objects (a 10,000-log read
+   * through `query` made 10,000 objects more, and the collections they caused were 45 % of the
+   * server's time); resolves with how many there were.
+   */
+  scan(query: ObservationQuery, visit: LogVisitor): Promise<number>;
   /**
    * The trial's curves, a few points per column whatever the number of logs, from a summary the store
    * keeps as logs are applied; metrics in name order. An unknown trial or metric gives `[]`.

@@ -71,6 +71,7 @@ export function watchStore(store: ObservationStore, options: { name: string; pro
     store: {
       apply: (changes) => watched(() => store.apply(changes)),
       query: (query) => watched(() => store.query(query)),
+      scan: (query, visit) => watched(() => store.scan(query, visit)),
       curves: (query) => watched(() => store.curves(query)),
       trialStatus: (trialName) => watched(() => store.trialStatus(trialName)),
       knowsTrial: (trialName) => watched(() => store.knowsTrial(trialName)),

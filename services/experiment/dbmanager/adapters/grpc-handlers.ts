@@ -17,12 +17,13 @@ import type { ObservationStore } from '../../common/ports.ts';
 import type { ReadBarrier } from '../../common/read-barrier.ts';
 import { toDeletedEvent, toReportedEvent } from '../observation-events.ts';
 import type { IngestAdmission } from './ingest-admission.ts';
+import { type EncodedObservationLogReply, ObservationLogWriter } from './observation-log-encoding.ts';
 import { encodeReportedEvent } from './report-event.ts';
 import { isParsedReport, type ReportRequest } from './report-request.ts';
 
 export interface DbManagerDeps {
   readonly producer: Pick<EventProducer, 'publish' | 'publishEncoded' | 'schemaHeader'>;
-  readonly store: Pick<ObservationStore, 'query'>;
+  readonly store: Pick<ObservationStore, 'scan'>;
   readonly barrier: ReadBarrier;
   /** Holds reports back while the persistence consumer is behind (none: never). */
   readonly admission?: Pick<IngestAdmission, 'admit'>;
@@ -77,21 +78,19 @@ export function createDbManagerHandlers(deps: DbManagerDeps): UntypedServiceImpl
       },
       { logger },
     ),
-    GetObservationLog: unary<GetObservationLogRequest__Output, GetObservationLogReply>(
+    GetObservationLog: unary<
+      GetObservationLogRequest__Output,
+      GetObservationLogReply | EncodedObservationLogReply
+    >(
       'DBManager.GetObservationLog',
       async (request) => {
         const query = toQuery(request);
         await barrier.waitFor(request.trial_name);
-        const rows = await store.query(query);
-        // Always a (possibly empty) observation_log: Katib's Go callers dereference it.
-        return {
-          observation_log: {
-            metric_logs: rows.map((row) => ({
-              time_stamp: toKatibTime(row.time),
-              metric: { name: row.metricName, value: row.value },
-            })),
-          },
-        };
+        // Written as the store reads them; always a (possibly empty) observation_log: Katib's Go
+        // callers dereference it.
+        const reply = new ObservationLogWriter();
+        await store.scan(query, (time, metricName, value) => reply.add(toKatibTime(time), metricName, value));
+        return reply.finish();
       },
       { logger },
     ),

@@ -47,6 +47,74 @@ export function encodeGetObservationLogReply(reply: GetObservationLogReply): Buf
   const log = reply.observation_log;
   if (log == null) return Buffer.alloc(0);
   const logs = log.metric_logs ?? [];
+  return asciiReply(logs) ?? anyReply(logs);
+}
+
+type MetricLogs = NonNullable<NonNullable<GetObservationLogReply['observation_log']>['metric_logs']>;
+
+/**
+ * The common reply, every field present and ASCII (times always are; metric names and values
+ * nearly always): a string's bytes are its characters, written one by one, without a native call
+ * per string (3.6 → 1.2 ms for 10,000 logs). Undefined as soon as a field is absent or a character
+ * is not ASCII: the caller then encodes the reply in general.
+ */
+function asciiReply(logs: MetricLogs): Buffer | undefined {
+  const logSizes = new Uint32Array(logs.length);
+  const metricSizes = new Uint32Array(logs.length);
+  let logsSize = 0;
+  for (let i = 0; i < logs.length; i++) {
+    const entry = logs[i]!;
+    const time = entry.time_stamp;
+    const name = entry.metric?.name;
+    const value = entry.metric?.value;
+    if (typeof time !== 'string' || typeof name !== 'string' || typeof value !== 'string') return undefined;
+    const metricSize =
+      1 + varintSize(name.length) + name.length + 1 + varintSize(value.length) + value.length;
+    metricSizes[i] = metricSize;
+    const size = 1 + varintSize(time.length) + time.length + 1 + varintSize(metricSize) + metricSize;
+    logSizes[i] = size;
+    logsSize += 1 + varintSize(size) + size;
+  }
+  const buffer = Buffer.allocUnsafe(1 + varintSize(logsSize) + logsSize);
+  let at = 0;
+  buffer[at++] = FIELD_1;
+  at = writeVarint(buffer, at, logsSize);
+  for (let i = 0; i < logs.length; i++) {
+    const entry = logs[i]!;
+    buffer[at++] = FIELD_1;
+    at = writeVarint(buffer, at, logSizes[i]!);
+    at = writeAscii(buffer, at, FIELD_1, entry.time_stamp as string);
+    if (at < 0) return undefined;
+    buffer[at++] = FIELD_2;
+    at = writeVarint(buffer, at, metricSizes[i]!);
+    at = writeAscii(buffer, at, FIELD_1, entry.metric!.name as string);
+    if (at < 0) return undefined;
+    at = writeAscii(buffer, at, FIELD_2, entry.metric!.value as string);
+    if (at < 0) return undefined;
+  }
+  return buffer;
+}
+
+function isAscii(text: string): boolean {
+  for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) > 0x7f) return false;
+  return true;
+}
+
+const asciiFieldSize = (text: string): number => 1 + varintSize(text.length) + text.length;
+
+/** A string field of ASCII characters; -1 at the first other character. */
+function writeAscii(buffer: Buffer, start: number, tag: number, text: string): number {
+  buffer[start] = tag;
+  let at = writeVarint(buffer, start + 1, text.length);
+  for (let k = 0; k < text.length; k++) {
+    const code = text.charCodeAt(k);
+    if (code > 0x7f) return -1;
+    buffer[at++] = code;
+  }
+  return at;
+}
+
+function anyReply(logs: MetricLogs): Buffer {
   // Sizes first (each log's and its metric's), then one buffer written front to back.
   const logSizes = new Uint32Array(logs.length);
   const metricSizes = new Int32Array(logs.length);
@@ -84,6 +152,61 @@ export function encodeGetObservationLogReply(reply: GetObservationLogReply): Buf
   return buffer;
 }
 
+/** A reply whose bytes were written already (by an ObservationLogWriter): sent as they are. */
+export class EncodedObservationLogReply {
+  readonly bytes: Buffer;
+  constructor(bytes: Buffer) {
+    this.bytes = bytes;
+  }
+}
+
+/**
+ * Writes a GetObservationLogReply log by log as a store scans them, so that no object per log is
+ * made (on a 10,000-log read the garbage collector was 45 % of the server's time, the rows being
+ * alive when a collection came). The bytes are those of `encodeGetObservationLogReply` for the
+ * same logs.
+ */
+export class ObservationLogWriter {
+  #buffer = Buffer.allocUnsafe(64 * 1024);
+  /** Where the next log goes; the first 6 bytes are kept for the observation log's tag and length. */
+  #at = 6;
+
+  add(time: string, name: string, value: string): void {
+    // At most: 3 tags, 3 lengths of ≤ 5 bytes and 3 bytes of UTF-8 per UTF-16 unit, then 2 × (1 + 5) around.
+    const most = 12 + 18 + 3 * (time.length + name.length + value.length);
+    if (this.#at + most > this.#buffer.length) this.#grow(most);
+    const ascii = isAscii(time) && isAscii(name) && isAscii(value);
+    const fieldSize = ascii ? asciiFieldSize : stringFieldSize;
+    const writeField = ascii ? writeAscii : writeStringField;
+    const metricSize = fieldSize(name) + fieldSize(value);
+    const size = fieldSize(time) + 1 + varintSize(metricSize) + metricSize;
+    const buffer = this.#buffer;
+    let at = this.#at;
+    buffer[at++] = FIELD_1;
+    at = writeVarint(buffer, at, size);
+    at = writeField(buffer, at, FIELD_1, time);
+    buffer[at++] = FIELD_2;
+    at = writeVarint(buffer, at, metricSize);
+    at = writeField(buffer, at, FIELD_1, name);
+    this.#at = writeField(buffer, at, FIELD_2, value);
+  }
+
+  /** The reply: one observation log holding every log added (an empty one when none was). */
+  finish(): EncodedObservationLogReply {
+    const logsSize = this.#at - 6;
+    const start = 6 - 1 - varintSize(logsSize);
+    this.#buffer[start] = FIELD_1;
+    writeVarint(this.#buffer, start + 1, logsSize);
+    return new EncodedObservationLogReply(this.#buffer.subarray(start, this.#at));
+  }
+
+  #grow(atLeast: number): void {
+    const bigger = Buffer.allocUnsafe(Math.max(this.#buffer.length * 2, this.#at + atLeast));
+    this.#buffer.copy(bigger, 0, 0, this.#at);
+    this.#buffer = bigger;
+  }
+}
+
 /** The DBManager definition with GetObservationLog's replies encoded by the function above. */
 export function withObservationLogEncoder(definition: ServiceDefinition): ServiceDefinition {
   const method = definition.GetObservationLog;
@@ -92,7 +215,8 @@ export function withObservationLogEncoder(definition: ServiceDefinition): Servic
     ...definition,
     GetObservationLog: {
       ...method,
-      responseSerialize: (reply: GetObservationLogReply) => encodeGetObservationLogReply(reply),
+      responseSerialize: (reply: GetObservationLogReply | EncodedObservationLogReply) =>
+        reply instanceof EncodedObservationLogReply ? reply.bytes : encodeGetObservationLogReply(reply),
     },
   };
 }

@@ -3,6 +3,7 @@ import { AppError, internal, unavailable } from '../../../../shared/errors.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type {
   CurveQuery,
+  LogVisitor,
   MetricCurve,
   MetricLogRow,
   ObservationChange,
@@ -70,6 +71,28 @@ export async function openPostgresObservationStore(
     }
   };
 
+  const scan = async (query: ObservationQuery, visit: LogVisitor): Promise<number> => {
+    await ready('query');
+    const filters = [query.metricName, query.from, query.to];
+    const values = [query.trialName, ...filters.filter((f): f is string => f !== undefined)];
+    const mask = filters.reduce((bits, f, i) => (f === undefined ? bits : bits | (1 << i)), 0);
+    let rows: [string, string, string][];
+    try {
+      // Rows as arrays: no object with named properties per row.
+      const result = await pool.query<[string, string, string]>({
+        name: `observation_query_${mask}`,
+        text: queryText(mask),
+        values,
+        rowMode: 'array',
+      });
+      rows = result.rows;
+    } catch (error) {
+      throw fail('query', error);
+    }
+    for (const [time, metricName, value] of rows) visit(time, metricName, value);
+    return rows.length;
+  };
+
   const queryText = (mask: number): string => {
     const where = ['trial_name = $1'];
     if (mask & 1) where.push(`metric_name = $${where.length + 1}`);
@@ -90,21 +113,12 @@ export async function openPostgresObservationStore(
     },
 
     async query(query: ObservationQuery): Promise<MetricLogRow[]> {
-      await ready('query');
-      const filters = [query.metricName, query.from, query.to];
-      const values = [query.trialName, ...filters.filter((f): f is string => f !== undefined)];
-      const mask = filters.reduce((bits, f, i) => (f === undefined ? bits : bits | (1 << i)), 0);
-      try {
-        const result = await pool.query<{ time: string; metric_name: string; value: string }>({
-          name: `observation_query_${mask}`,
-          text: queryText(mask),
-          values,
-        });
-        return result.rows.map((row) => ({ time: row.time, metricName: row.metric_name, value: row.value }));
-      } catch (error) {
-        throw fail('query', error);
-      }
+      const rows: MetricLogRow[] = [];
+      await scan(query, (time, metricName, value) => rows.push({ time, metricName, value }));
+      return rows;
     },
+
+    scan,
 
     async curves(query: CurveQuery): Promise<MetricCurve[]> {
       await ready('read curves');

@@ -4,6 +4,7 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { AppError, internal, unavailable } from '../../../../shared/errors.ts';
 import type {
   CurveQuery,
+  LogVisitor,
   MetricCurve,
   MetricLogRow,
   ObservationChange,
@@ -187,6 +188,21 @@ export function openSqliteObservationStore(options: SqliteObservationStoreOption
     if (closed) throw unavailable(`SQLite observation store ${file} is closed (${action})`);
   };
 
+  /** The logs a query selects, as [time, metric name, value] rows. */
+  const rowsOf = (query: ObservationQuery): ReadonlyArray<readonly [string, string, string]> => {
+    ensureOpen('query');
+    const filters = [query.metricName, query.from, query.to];
+    const params = [query.trialName, ...filters.filter((f): f is string => f !== undefined)];
+    const mask = filters.reduce((bits, f, i) => (f === undefined ? bits : bits | (1 << i)), 0);
+    try {
+      return queryStatement(mask).all(...params) as unknown as ReadonlyArray<
+        readonly [string, string, string]
+      >;
+    } catch (error) {
+      throw fail('query', error);
+    }
+  };
+
   const queryStatement = (mask: number): StatementSync => {
     let statement = queries.get(mask);
     if (statement === undefined) {
@@ -224,18 +240,13 @@ export function openSqliteObservationStore(options: SqliteObservationStoreOption
     },
 
     async query(query: ObservationQuery): Promise<MetricLogRow[]> {
-      ensureOpen('query');
-      const filters = [query.metricName, query.from, query.to];
-      const params = [query.trialName, ...filters.filter((f): f is string => f !== undefined)];
-      const mask = filters.reduce((bits, f, i) => (f === undefined ? bits : bits | (1 << i)), 0);
-      try {
-        const rows = queryStatement(mask).all(...params) as unknown as ReadonlyArray<
-          readonly [string, string, string]
-        >;
-        return rows.map(([time, metricName, value]) => ({ time, metricName, value }));
-      } catch (error) {
-        throw fail('query', error);
-      }
+      return rowsOf(query).map(([time, metricName, value]) => ({ time, metricName, value }));
+    },
+
+    async scan(query: ObservationQuery, visit: LogVisitor): Promise<number> {
+      const rows = rowsOf(query);
+      for (const [time, metricName, value] of rows) visit(time, metricName, value);
+      return rows.length;
     },
 
     async curves(query: CurveQuery): Promise<MetricCurve[]> {

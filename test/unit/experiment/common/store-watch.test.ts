@@ -12,6 +12,7 @@ function fakeStore() {
   const store: ObservationStore = {
     apply: () => answer(0),
     query: () => answer([]),
+    scan: () => answer(0),
     curves: () => answer([]),
     trialStatus: () => answer(undefined),
     knowsTrial: () => answer(false),

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { GetObservationLogReply } from '../../../../proto/gen/api/v1/beta1/GetObservationLogReply.ts';
 import {
   encodeGetObservationLogReply,
+  ObservationLogWriter,
   withObservationLogEncoder,
 } from '../../../../services/experiment/dbmanager/adapters/observation-log-encoding.ts';
 import { loadPackageDefinition, lookupService } from '../../../../shared/grpc.ts';
@@ -28,6 +29,22 @@ const CASES: Record<string, GetObservationLogReply> = {
       metric_logs: [{ time_stamp: 't', metric: { name: 'précision-精度', value: '½ 🙂' } }],
     },
   },
+  'ASCII logs, then one with a Latin-1 value at the end': {
+    observation_log: {
+      metric_logs: [
+        ...logs(50),
+        { time_stamp: '2026-01-01T00:01:00Z', metric: { name: 'loss', value: 'é' } },
+      ],
+    },
+  },
+  'ASCII logs, then one whose metric name is not ASCII': {
+    observation_log: {
+      metric_logs: [
+        ...logs(5),
+        { time_stamp: '2026-01-01T00:01:00Z', metric: { name: 'точность', value: '1' } },
+      ],
+    },
+  },
   'lengths past one varint byte': {
     observation_log: { metric_logs: logs(3, (i) => 'x'.repeat(200 + i * 20_000)) },
   },
@@ -40,6 +57,21 @@ describe('GetObservationLogReply encoding', () => {
     expect(ours.equals(generic.responseSerialize(reply))).toBe(true);
     expect(generic.responseDeserialize(ours)).toEqual(
       generic.responseDeserialize(generic.responseSerialize(reply)),
+    );
+  });
+
+  const complete = Object.entries(CASES).filter(([, reply]) =>
+    reply.observation_log?.metric_logs?.every((l) => l.time_stamp != null && l.metric != null),
+  );
+  it.each(complete)('%s, written log by log: the same bytes as the generic encoder', (_, reply) => {
+    const writer = new ObservationLogWriter();
+    for (const l of reply.observation_log!.metric_logs!)
+      writer.add(l.time_stamp!, l.metric!.name!, l.metric!.value!);
+    const written = writer.finish();
+    expect(written.bytes.equals(generic.responseSerialize(reply))).toBe(true);
+    // The installed serializer sends them as they are.
+    expect(withObservationLogEncoder(DBManager.service).GetObservationLog!.responseSerialize(written)).toBe(
+      written.bytes,
     );
   });
 
