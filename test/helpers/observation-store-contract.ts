@@ -201,16 +201,29 @@ export function describeObservationStoreContract(name: string, open: () => Promi
 
     it('keeps values and names verbatim', async () => {
       const t = trial('verbatim');
-      const odd = ['unavailable', '1e-3', '', ' 0.50 ', 'NULL', '{"a",b}\\', "it's"];
+      const odd = [
+        'unavailable',
+        '1e-3',
+        '',
+        ' 0.50 ',
+        'NULL',
+        '{"a",b}\\',
+        "it's",
+        '\\N',
+        'a\tb\nc\rd\\e',
+        '\\.',
+      ];
       await store.apply([
         reported(
           t,
-          odd.map((value, i) => log(at(i), `m,{"${i}"}`, value)),
+          odd.map((value, i) => log(at(i), i === 8 ? `m\t{"${i}"}\n` : `m,{"${i}"}`, value)),
         ),
       ]);
       const rows = await store.query({ trialName: t });
       expect(rows.map((r) => r.value)).toEqual(odd);
-      expect(rows.map((r) => r.metricName)).toEqual(odd.map((_, i) => `m,{"${i}"}`));
+      expect(rows.map((r) => r.metricName)).toEqual(
+        odd.map((_, i) => (i === 8 ? `m\t{"${i}"}\n` : `m,{"${i}"}`)),
+      );
       expect(await store.query({ trialName: t, metricName: 'm,{"4"}' })).toEqual([
         log(at(4), 'm,{"4"}', 'NULL'),
       ]);

@@ -1,4 +1,7 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
 import { AppError, internal, unavailable } from '../../../../shared/errors.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type {
@@ -27,7 +30,7 @@ export interface PostgresObservationStoreOptions {
   readonly connectTimeoutMs?: number;
 }
 
-/** Rows per insert statement: bounds the size of its JSON parameter. */
+/** Rows per COPY: bounds the text held for one. */
 const ROWS_PER_INSERT = 50_000;
 
 /** SQLSTATE classes meaning the statement or data is wrong (retrying cannot help). */
@@ -195,10 +198,19 @@ export async function openPostgresObservationStore(
   return store;
 }
 
+/** A value in COPY's text format: backslash, tab, newline and carriage return escaped. */
+function copyText(value: string): string {
+  return /[\\\t\n\r]/.test(value)
+    ? value.replace(/[\\\t\n\r]/g, (c) =>
+        c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r',
+      )
+    : value;
+}
+
 /**
- * Applies changes inside the caller's transaction; returns how many were not redeliveries. Ids and
- * rows travel as one JSON parameter each (JSON.stringify is native; pg would escape a text array
- * element by element in JavaScript), unpacked by PostgreSQL.
+ * Applies changes inside the caller's transaction; returns how many were not redeliveries. The
+ * batch's event ids travel as one JSON parameter (JSON.stringify is native; pg would escape a text
+ * array element by element in JavaScript), its rows by COPY.
  */
 async function applyChanges(client: pg.PoolClient, s: string, changes: readonly ObservationChange[]) {
   const inserted = await client.query<{ event_id: string }>({
@@ -207,18 +219,17 @@ async function applyChanges(client: pg.PoolClient, s: string, changes: readonly 
     values: [JSON.stringify(changes.map((change) => change.eventId))],
   });
   const fresh = new Set(inserted.rows.map((row) => row.event_id));
-  /** Rows not inserted yet: [trial name, time, metric name, value]. */
-  let pending: [string, string, string, string][] = [];
+  /** Rows not written yet, as COPY text lines. */
+  let pending: string[] = [];
   const flush = async (): Promise<void> => {
     if (pending.length === 0) return;
-    // WITH ORDINALITY + ORDER BY: identity values follow report order, the tiebreak of equal times.
-    await client.query({
-      name: 'observation_insert',
-      text: `INSERT INTO ${s}.observation_logs (trial_name, time, metric_name, value)
-             SELECT r->>0, r->>1, r->>2, r->>3 FROM json_array_elements($1::json) WITH ORDINALITY AS u(r, n)
-             ORDER BY n`,
-      values: [JSON.stringify(pending)],
-    });
+    // COPY writes rows in the order given, so identity values follow report order, the tiebreak
+    // of equal times; PostgreSQL takes COPY rows at half the cost of rows unpacked from a JSON
+    // parameter (200,000 rows: 0.52 against 1.05-1.1 s).
+    const copy = client.query(
+      copyFrom(`COPY ${s}.observation_logs (trial_name, time, metric_name, value) FROM STDIN`),
+    );
+    await pipeline(Readable.from([`${pending.join('\n')}\n`]), copy);
     pending = [];
   };
   // Statuses touch no log, so they are written together at the end; the last one of a trial wins.
@@ -245,7 +256,9 @@ async function applyChanges(client: pg.PoolClient, s: string, changes: readonly 
       continue;
     }
     curves.add(change.trialName, change.logs);
-    for (const log of change.logs) pending.push([change.trialName, log.time, log.metricName, log.value]);
+    const trial = copyText(change.trialName);
+    for (const log of change.logs)
+      pending.push(`${trial}\t${copyText(log.time)}\t${copyText(log.metricName)}\t${copyText(log.value)}`);
     if (pending.length >= ROWS_PER_INSERT) await flush();
   }
   await flush();
