@@ -142,6 +142,8 @@ try {
       storeLost: () => storeWatch?.unreachable('') !== undefined,
       registry,
     });
+  // Reports held for a store that is now lost go at once.
+  if (admission && storeWatch) storeWatch.onChange(() => admission?.recheck());
   const onCommitted = (topic: string, partition: number, next: bigint) => {
     localCommits.record(topic, partition, next);
     admission?.committed(topic, partition, next);

@@ -136,20 +136,30 @@ export async function createEventProducer<E = WritablePayloads>(
 
   async function sendTogether(through: ClientProducer, batch: Pending[]): Promise<void> {
     const records = batch.length === 1 ? batch[0]!.records : batch.flatMap((call) => call.records);
+    let ends: readonly WrittenPartition[];
     try {
       metrics.requests.inc();
       metrics.calls.inc(batch.length);
       metrics.events.inc(records.length);
-      const ends = await through.send(records);
-      if (options.onWritten) for (const end of ends) options.onWritten(end);
-      for (const call of batch) call.resolve();
+      ends = await through.send(records);
     } catch (error) {
       if (batch.length === 1) return batch[0]!.reject(failure(topicsOf(records), error));
       // One call's fault (an oversized batch, a deleted topic) must not fail its neighbours: each
       // goes again alone. A neighbour that was in fact written is then written twice, which the
       // consumers absorb: every event carries an event_id and consumers apply idempotently.
       for (const call of batch) await sendTogether(through, [call]);
+      return;
     }
+    // Written: told after the send, so that a listener's fault can neither resend nor fail a call.
+    for (const call of batch) call.resolve();
+    if (options.onWritten)
+      for (const end of ends) {
+        try {
+          options.onWritten(end);
+        } catch {
+          // The listener's own concern (ingest admission): the records are written.
+        }
+      }
   }
 
   link.onChange((up) => {

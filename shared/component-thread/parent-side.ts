@@ -65,16 +65,31 @@ export function startComponentThread<M extends { kind: string }>(
       case 'failed':
         return fail(internal(`${name} thread: ${common.message}`));
       case 'counters':
-        if (options.registry) addCounters(options.registry, common.deltas);
-        return;
       case 'gauges':
-        if (options.registry) setGauges(options.registry, common.values);
+        if (options.registry) forward(options.registry, common);
         return;
       case 'stopped':
         return;
       default:
         options.onMessage?.(message as M);
     }
+  });
+  // A metric that clashes with one of this thread's (another type, other labels) is not forwarded.
+  const forwardedGauges = new Set<string>();
+  const forward = (registry: Registry, message: ComponentMessage): void => {
+    try {
+      if (message.kind === 'counters') addCounters(registry, message.deltas);
+      else if (message.kind === 'gauges') {
+        setGauges(registry, message.values);
+        for (const { name: gauge } of message.values) forwardedGauges.add(gauge);
+      }
+    } catch (error) {
+      logger.warn({ err: error }, `${name} thread: a metric could not be forwarded`);
+    }
+  };
+  // A gauge says what is now: once the thread is gone, what it said is not.
+  void exited.then(() => {
+    for (const gauge of forwardedGauges) options.registry?.getSingleMetric(gauge)?.reset();
   });
   worker.on('error', (error) => {
     logger.error({ err: error }, `${name} thread failed`);

@@ -33,7 +33,13 @@ export async function runComponentThread<M extends { kind: string }>(options: {
     if (gauges.length > 0) tell({ kind: 'gauges', values: gauges });
   };
   const timer = setInterval(() => void reportMetrics().catch(() => undefined), METRICS_EVERY_MS);
-  const end = async (failure?: unknown): Promise<void> => {
+  // Ends once: a failure met while a requested stop closes the component is that stop's doing.
+  let ending: Promise<void> | undefined;
+  const end = (failure?: unknown): Promise<void> => {
+    ending ??= finish(failure);
+    return ending;
+  };
+  const finish = async (failure?: unknown): Promise<void> => {
     clearInterval(timer);
     if (failure === undefined) {
       // What the component counted while it finished its work is reported too.

@@ -184,29 +184,44 @@ describe('EarlyStopping end to end on real Kafka', () => {
     await reportCurve(worse, [0.1, 0.1, 0.1, 0.1]);
     const published: string[] = [];
     const registry = new Registry();
-    const judge = await startEarlyStoppingJudge({
-      bus,
-      producer: {
-        publish: async (_topic, events) => {
-          published.push(...events.map((e) => e.key));
+    const start = () =>
+      startEarlyStoppingJudge({
+        bus,
+        producer: {
+          publish: async (_topic, events) => {
+            published.push(...events.map((e) => e.key));
+          },
         },
-      },
-      clock: { now: () => windowStart + 1 },
-      logger: memoryLogger().logger,
-      groupId: uniqueName('test-es-window'),
-      sessionTimeoutMs: 6_000,
-      catchUpTimeoutMs: 30_000,
-      lookbackMs: 1,
-      registry,
-    });
+        clock: { now: () => windowStart + 1 },
+        logger: memoryLogger().logger,
+        groupId: uniqueName('test-es-window'),
+        sessionTimeoutMs: 6_000,
+        catchUpTimeoutMs: 30_000,
+        lookbackMs: 1,
+        registry,
+      });
+    const reportsRead = async () =>
+      (await registry.getSingleMetric('experiment_early_stopping_reports_total')!.get()).values[0]!.value;
+    const judge = await start();
     try {
       await judge.joined;
       await judge.settled(30_000);
-      const read = await registry.getSingleMetric('experiment_early_stopping_reports_total')!.get();
-      expect(read.values[0]!.value).toBeGreaterThanOrEqual(4);
+      expect(await reportsRead()).toBeGreaterThanOrEqual(4);
       expect(published).not.toContain(worse);
     } finally {
       await judge.stop();
+    }
+    // Started again on the same registry, as its supervisor does on the request thread: its
+    // counters go on from where they were, and it judges as the first did.
+    const again = await start();
+    try {
+      await again.joined;
+      await again.settled(30_000);
+      expect(await reportsRead()).toBeGreaterThanOrEqual(8);
+      expect(published).not.toContain(worse);
+      expect(await registry.metrics()).toContain('experiment_early_stopping_running_trials');
+    } finally {
+      await again.stop();
     }
   });
 

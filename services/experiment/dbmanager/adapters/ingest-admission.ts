@@ -17,6 +17,8 @@ export interface IngestAdmission {
   committed(topic: string, partition: number, next: bigint): void;
   /** The partitions this process's persistence consumer applies (empty while it is not running). */
   assigned(assignment: ReadonlyMap<string, readonly number[]>): void;
+  /** Something `storeLost` reads changed: waiting reports may go now. */
+  recheck(): void;
 }
 
 export function createIngestAdmission(options: {
@@ -82,5 +84,6 @@ export function createIngestAdmission(options: {
       backlog.assign(assignment.get(topic) ?? []);
       release();
     },
+    recheck: release,
   };
 }

@@ -24,6 +24,8 @@ import { EARLY_STOPPED, earlyStoppedEventId, earlyStoppedPayload } from '../requ
 import { createTracker, type Judgement, type RecordedRung, type StopDecision } from '../tracker.ts';
 import { rungRecordedEvent, toRecordedRung, toRulesIssued } from './rules-events.ts';
 
+const RUNNING_TRIALS = 'experiment_early_stopping_running_trials';
+
 /** How long a start may take to read the whole rules and status topics before judging anything. */
 const STARTUP_CATCH_UP_MS = 120_000;
 
@@ -61,18 +63,22 @@ export async function startEarlyStoppingJudge(
   const { bus, producer, clock } = options;
   const logger = options.logger.child({ component: 'early-stopping' });
   const registry = options.registry;
-  const stopped = new Counter({
-    name: 'experiment_early_stopped_trials_total',
-    help: 'Trials this early-stopping judge stopped (TrialStatusChanged published)',
-    registers: registry ? [registry] : [],
-  });
-  const reportsRead = new Counter({
-    name: 'experiment_early_stopping_reports_total',
-    help: 'Observation reports the early-stopping judge has read',
-    registers: registry ? [registry] : [],
-  });
+  // A judge started again by its supervisor counts on in the same counters; the gauge is made anew,
+  // reading the new judge's tracker.
+  const counter = (name: string, help: string): Counter =>
+    (registry?.getSingleMetric(name) as Counter | undefined) ??
+    new Counter({ name, help, registers: registry ? [registry] : [] });
+  const stopped = counter(
+    'experiment_early_stopped_trials_total',
+    'Trials this early-stopping judge stopped (TrialStatusChanged published)',
+  );
+  const reportsRead = counter(
+    'experiment_early_stopping_reports_total',
+    'Observation reports the early-stopping judge has read',
+  );
+  registry?.removeSingleMetric(RUNNING_TRIALS);
   new Gauge({
-    name: 'experiment_early_stopping_running_trials',
+    name: RUNNING_TRIALS,
     help: 'Running trials the early-stopping judge is watching',
     registers: registry ? [registry] : [],
     collect() {

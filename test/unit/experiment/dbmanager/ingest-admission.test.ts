@@ -123,6 +123,24 @@ describe('ingest admission', () => {
     expect(released).toBe(true);
   });
 
+  it('lets a held report go when the store is found lost', async () => {
+    let lost = false;
+    const gate = admission({ storeLost: () => lost });
+    gate.written({ topic: 'obs', partition: 0, next: 10n });
+    now = 600;
+    let released = false;
+    void gate.admit()!.then(() => {
+      released = true;
+    });
+    gate.recheck();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(released).toBe(false);
+    lost = true;
+    gate.recheck();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(released).toBe(true);
+  });
+
   it('lets reports go while the store is lost, and when the consumer is not running', async () => {
     let lost = true;
     const gate = admission({ storeLost: () => lost });
