@@ -166,9 +166,23 @@ function propose(
   ]!;
 }
 
-/** The coordinates' bits as a string: an exact cache key, cheaper than formatting the numbers. */
+const bitsScratch = new Float64Array(1);
+const bitsWords = new Uint32Array(bitsScratch.buffer);
+
+/**
+ * The coordinates' bits as a string, four 16-bit characters a coordinate: an exact cache key,
+ * cheaper than formatting the numbers (and than spreading a typed array into fromCharCode, which
+ * was 11 % of a call's time at 100 trials).
+ */
 function bitsKey(c: readonly number[]): string {
-  return String.fromCharCode(...new Uint16Array(Float64Array.from(c).buffer));
+  let key = '';
+  for (const x of c) {
+    bitsScratch[0] = x;
+    const low = bitsWords[0]!;
+    const high = bitsWords[1]!;
+    key += String.fromCharCode(low & 0xffff, low >>> 16, high & 0xffff, high >>> 16);
+  }
+  return key;
 }
 
 function acquisitionsFor(name: AcquisitionFunction): ('EI' | 'PI' | 'LCB')[] {
