@@ -47,53 +47,16 @@ export function encodeGetObservationLogReply(reply: GetObservationLogReply): Buf
   const log = reply.observation_log;
   if (log == null) return Buffer.alloc(0);
   const logs = log.metric_logs ?? [];
-  return asciiReply(logs) ?? anyReply(logs);
+  // Every field present: the writer's bytes (its ASCII path); otherwise field by field.
+  if (logs.every((l) => l.time_stamp != null && l.metric?.name != null && l.metric.value != null)) {
+    const writer = new ObservationLogWriter();
+    for (const l of logs) writer.add(l.time_stamp!, l.metric!.name!, l.metric!.value!);
+    return writer.finish().bytes;
+  }
+  return anyReply(logs);
 }
 
 type MetricLogs = NonNullable<NonNullable<GetObservationLogReply['observation_log']>['metric_logs']>;
-
-/**
- * The common reply, every field present and ASCII (times always are; metric names and values
- * nearly always): a string's bytes are its characters, written one by one, without a native call
- * per string (3.6 → 1.2 ms for 10,000 logs). Undefined as soon as a field is absent or a character
- * is not ASCII: the caller then encodes the reply in general.
- */
-function asciiReply(logs: MetricLogs): Buffer | undefined {
-  const logSizes = new Uint32Array(logs.length);
-  const metricSizes = new Uint32Array(logs.length);
-  let logsSize = 0;
-  for (let i = 0; i < logs.length; i++) {
-    const entry = logs[i]!;
-    const time = entry.time_stamp;
-    const name = entry.metric?.name;
-    const value = entry.metric?.value;
-    if (typeof time !== 'string' || typeof name !== 'string' || typeof value !== 'string') return undefined;
-    const metricSize =
-      1 + varintSize(name.length) + name.length + 1 + varintSize(value.length) + value.length;
-    metricSizes[i] = metricSize;
-    const size = 1 + varintSize(time.length) + time.length + 1 + varintSize(metricSize) + metricSize;
-    logSizes[i] = size;
-    logsSize += 1 + varintSize(size) + size;
-  }
-  const buffer = Buffer.allocUnsafe(1 + varintSize(logsSize) + logsSize);
-  let at = 0;
-  buffer[at++] = FIELD_1;
-  at = writeVarint(buffer, at, logsSize);
-  for (let i = 0; i < logs.length; i++) {
-    const entry = logs[i]!;
-    buffer[at++] = FIELD_1;
-    at = writeVarint(buffer, at, logSizes[i]!);
-    at = writeAscii(buffer, at, FIELD_1, entry.time_stamp as string);
-    if (at < 0) return undefined;
-    buffer[at++] = FIELD_2;
-    at = writeVarint(buffer, at, metricSizes[i]!);
-    at = writeAscii(buffer, at, FIELD_1, entry.metric!.name as string);
-    if (at < 0) return undefined;
-    at = writeAscii(buffer, at, FIELD_2, entry.metric!.value as string);
-    if (at < 0) return undefined;
-  }
-  return buffer;
-}
 
 function isAscii(text: string): boolean {
   for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) > 0x7f) return false;
@@ -102,15 +65,11 @@ function isAscii(text: string): boolean {
 
 const asciiFieldSize = (text: string): number => 1 + varintSize(text.length) + text.length;
 
-/** A string field of ASCII characters; -1 at the first other character. */
+/** A string field of ASCII characters (checked by the caller): one byte a character, no native call. */
 function writeAscii(buffer: Buffer, start: number, tag: number, text: string): number {
   buffer[start] = tag;
   let at = writeVarint(buffer, start + 1, text.length);
-  for (let k = 0; k < text.length; k++) {
-    const code = text.charCodeAt(k);
-    if (code > 0x7f) return -1;
-    buffer[at++] = code;
-  }
+  for (let k = 0; k < text.length; k++) buffer[at++] = text.charCodeAt(k);
   return at;
 }
 
