@@ -206,6 +206,52 @@ export interface SuggestionsIssuedV2<Time = Date> {
   }>;
 }
 
+/** suggestions-issued.v3.avsc: One GetSuggestions reply of the Suggestion service, published before the reply is sent. Key: experiment name. v2 adds the experiment's objective and the request's trials (name, assignments), so a read model knows every trial's parameters. v3 lists only the trials that changed since the instance's previous event for the experiment (trials_complete false), so an experiment's events no longer grow with the square of its trials. */
+export interface SuggestionsIssuedV3<Time = Date> {
+  /** UUID */
+  readonly event_id: string;
+  readonly occurred_at: Time;
+  readonly experiment_name: string;
+  readonly algorithm_name: string;
+  /** the experiment's objective_metric_name; empty when the request had none */
+  readonly objective_metric: string;
+  readonly objective_type: 'UNKNOWN' | 'MINIMIZE' | 'MAXIMIZE';
+  readonly current_request_number: number;
+  readonly total_request_number: number;
+  /** trials in the request */
+  readonly trial_count: number;
+  /** trials whose objective value the algorithm used */
+  readonly completed_trial_count: number;
+  readonly suggestions: ReadonlyArray<{
+    /** empty when the controller names the trial */
+    readonly trial_name: string;
+    readonly assignments: ReadonlyArray<{
+      readonly name: string;
+      /** as Katib's clients read it */
+      readonly value: string;
+    }>;
+    readonly labels: Readonly<Record<string, string>>;
+  }>;
+  /** state the reply carries to the next call (hyperband); empty for the other algorithms */
+  readonly algorithm_settings: ReadonlyArray<{
+    readonly name: string;
+    readonly value: string;
+  }>;
+  /** the request's trials, in its order: every one when trials_complete, else those new or changed (condition) since the publishing instance's previous event for the experiment */
+  readonly trials: ReadonlyArray<{
+    readonly name: string;
+    readonly assignments: ReadonlyArray<{
+      readonly name: string;
+      /** as Katib's clients read it */
+      readonly value: string;
+    }>;
+    /** Katib's TrialConditionType name as the request carried it; empty when it had no status */
+    readonly condition: string;
+  }>;
+  /** true when trials lists every trial of the request; false when it lists only those new or changed since an earlier event of this experiment from the same instance, the others being as the events before said */
+  readonly trials_complete: boolean;
+}
+
 /** trial-status-changed.v1.avsc: A trial's condition changed (EarlyStopping.SetTrialStatus, or the early-stopping worker stopping it). Key: trial name. */
 export interface TrialStatusChangedV1<Time = Date> {
   /** Deterministic per trial and condition, so a repeated decision is recognisable. */
@@ -329,7 +375,7 @@ export interface EventPayloads<Time = Date> {
   ObservationLogDeleted: ObservationLogDeletedV1<Time>;
   ObservationLogReported: ObservationLogReportedV1<Time>;
   RateLimitConfigPublished: RateLimitConfigPublishedV1<Time>;
-  SuggestionsIssued: SuggestionsIssuedV2<Time>;
+  SuggestionsIssued: SuggestionsIssuedV3<Time>;
   TrialStatusChanged: TrialStatusChangedV1<Time>;
   UpgradeProgress: UpgradeProgressV2<Time>;
 }

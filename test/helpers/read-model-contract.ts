@@ -59,6 +59,7 @@ export function describeReadModelContract(name: string, open: () => Promise<Read
           completed_trial_count: 0,
           suggestions: [],
           algorithm_settings: [],
+          trials_complete: true,
           trials: TRIALS.map((t, i) => ({
             name: trial(i),
             condition: t.condition === 'EARLYSTOPPED' ? 'RUNNING' : t.condition,

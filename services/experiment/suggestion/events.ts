@@ -1,14 +1,16 @@
-// The SuggestionsIssued event (schemas/suggestions-issued.v2.avsc) for one reply.
+// The SuggestionsIssued event (schemas/suggestions-issued.v3.avsc) for one reply.
 
 import type { GetSuggestionsRequest__Output } from '../../../proto/gen/api/v1/beta1/GetSuggestionsRequest.ts';
-import type { SuggestionsIssuedV2 } from '../../../schemas/gen/events.ts';
+import type { SuggestionsIssuedV3 } from '../../../schemas/gen/events.ts';
+import type { TrialsToList } from './published-trials.ts';
 import type { SuggestResult } from './suggest.ts';
 
 export function toSuggestionsIssuedEvent(
   request: GetSuggestionsRequest__Output,
   result: SuggestResult,
+  listed: TrialsToList,
   meta: { eventId: string; now: number },
-): SuggestionsIssuedV2<number> {
+): SuggestionsIssuedV3<number> {
   return {
     event_id: meta.eventId,
     occurred_at: meta.now,
@@ -29,17 +31,11 @@ export function toSuggestionsIssuedEvent(
       name: a.name ?? '',
       value: a.value ?? '',
     })),
-    trials: request.trials.map((t) => ({
-      name: t.name,
-      condition: t.status?.condition ?? '',
-      assignments: (t.spec?.parameter_assignments?.assignments ?? []).map((a) => ({
-        name: a.name,
-        value: a.value,
-      })),
-    })),
+    trials: listed.trials,
+    trials_complete: listed.complete,
   };
 }
 
-function objectiveType(type: string | undefined): SuggestionsIssuedV2['objective_type'] {
+function objectiveType(type: string | undefined): SuggestionsIssuedV3['objective_type'] {
   return type === 'MINIMIZE' || type === 'MAXIMIZE' ? type : 'UNKNOWN';
 }

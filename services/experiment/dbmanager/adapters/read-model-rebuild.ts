@@ -58,9 +58,11 @@ async function rebuildFrom(
     });
     return flushing;
   };
-  // Katib's controller sends every trial of the experiment in each GetSuggestions request: the last
-  // SuggestionsIssued of an experiment (key) says all that its earlier ones said about its trials.
-  const lastSuggestions = new Map<string, ConsumedEvent>();
+  // Katib's controller sends every trial of the experiment in each GetSuggestions request: a
+  // SuggestionsIssued that lists them all (trials_complete, every v1/v2 event) says all that the
+  // experiment's earlier ones said, and the ones after it list what changed since. Per experiment
+  // (key), its last complete event and those after it are applied, in the topic's order.
+  const sinceComplete = new Map<string, ConsumedEvent[]>();
   const reader = await readTopic(bus, {
     topic,
     from: 'beginning',
@@ -69,7 +71,10 @@ async function rebuildFrom(
       if (event.offset >= (committed.get(event.partition) ?? 0n)) return;
       events++;
       if (event.eventType === 'SuggestionsIssued') {
-        lastSuggestions.set(event.key ?? '', event);
+        const key = event.key ?? '';
+        const kept = sinceComplete.get(key);
+        if (kept === undefined || event.payload.trials_complete) sinceComplete.set(key, [event]);
+        else kept.push(event);
         return;
       }
       if (event.eventType === 'TrialStatusChanged') statuses.push(toChange(event));
@@ -78,10 +83,11 @@ async function rebuildFrom(
     },
   });
   await reader.done;
-  for (const event of lastSuggestions.values()) {
-    pending.push(...readModelChanges(event));
-    if (pending.length >= 1_000) await flush();
-  }
+  for (const kept of sinceComplete.values())
+    for (const event of kept) {
+      pending.push(...readModelChanges(event));
+      if (pending.length >= 1_000) await flush();
+    }
   await flush();
   return events;
 }

@@ -12,6 +12,7 @@ import { unary } from '../../../../shared/grpc.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import { toSuggestionsIssuedEvent } from '../events.ts';
 import type { ControllerStateStore } from '../ports.ts';
+import { PublishedTrials } from '../published-trials.ts';
 import { ALGORITHMS, type AnyAlgorithm } from '../registry.ts';
 import { prepareExperiment, suggest } from '../suggest.ts';
 import { createMemoryControllerStateStore } from './memory-controller-state-store.ts';
@@ -39,6 +40,8 @@ const TOPIC = TOPICS.suggestions.name;
 export function createSuggestionHandlers(deps: SuggestionDeps): UntypedServiceImplementation {
   const { producer, clock, logger, algorithms = ALGORITHMS } = deps;
   const states = deps.controllerStates ?? createMemoryControllerStateStore();
+  // What this instance's acknowledged events said of each experiment's trials: the next lists the changes.
+  const published = new PublishedTrials();
   // One stateful call per experiment at a time in this instance: each continues from the last.
   const inFlight = new Map<string, Promise<unknown>>();
   const oneAtATime = <T>(key: string, work: () => Promise<T>): Promise<T> => {
@@ -99,14 +102,19 @@ export function createSuggestionHandlers(deps: SuggestionDeps): UntypedServiceIm
         };
         const result = stateful ? await oneAtATime(experimentName, compute) : await compute();
         computeSeconds.observe({ algorithm: result.algorithmName }, computeMs / 1000);
+        const listed = published.toList(experimentName, request.trials);
         await producer.publish(TOPIC, [
           {
             eventType: 'SuggestionsIssued',
-            key: request.experiment?.name ?? '',
-            payload: toSuggestionsIssuedEvent(request, result, { eventId: randomUUID(), now: clock.now() }),
+            key: experimentName,
+            payload: toSuggestionsIssuedEvent(request, result, listed, {
+              eventId: randomUUID(),
+              now: clock.now(),
+            }),
             ...(correlationId ? { correlationId } : {}),
           },
         ]);
+        published.acknowledge(experimentName, listed.trials);
         logger.debug(
           {
             experiment: request.experiment?.name,

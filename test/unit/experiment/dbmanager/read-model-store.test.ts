@@ -34,6 +34,7 @@ const suggestionsIssued = (trials: { name: string; condition: Condition }[]): Ty
     suggestions: [],
     algorithm_settings: [],
     trials: trials.map((t) => ({ ...t, assignments: [{ name: 'lr', value: '0.1' }] })),
+    trials_complete: true,
   },
 });
 

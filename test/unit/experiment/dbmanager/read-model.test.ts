@@ -25,6 +25,7 @@ describe('readModelChanges', () => {
           { name: 'exp-b', assignments: [], condition: '' },
           { name: '', assignments: [], condition: '' },
         ],
+        trials_complete: true,
       },
     });
     expect(changes).toEqual([
@@ -65,6 +66,7 @@ describe('readModelChanges', () => {
         suggestions: [{ trial_name: 'exp-next', assignments: [{ name: 'lr', value: '0.3' }], labels: {} }],
         algorithm_settings: [],
         trials: [{ name: 'exp-a', assignments: [], condition: 'SUCCEEDED' }],
+        trials_complete: false,
       },
     });
     expect(changes.slice(1)).toEqual([

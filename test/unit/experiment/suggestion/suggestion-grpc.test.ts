@@ -4,11 +4,12 @@ import { type ServiceError, status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GetSuggestionsReply__Output } from '../../../../proto/gen/api/v1/beta1/GetSuggestionsReply.ts';
 import type { SuggestionClient } from '../../../../proto/gen/api/v1/beta1/Suggestion.ts';
+import type { Trial__Output } from '../../../../proto/gen/api/v1/beta1/Trial.ts';
 import { loadCatalog } from '../../../../shared/avro/catalog.ts';
 import type { OutgoingEvent } from '../../../../shared/bus/events.ts';
 import { unavailable } from '../../../../shared/errors.ts';
 import { type SuggestionServer, startSuggestionServer } from '../../../helpers/suggestion-server.ts';
-import { experiment } from './fixtures.ts';
+import { experiment, trial } from './fixtures.ts';
 
 const published: { topic: string; events: readonly OutgoingEvent[] }[] = [];
 let failPublishing = false;
@@ -35,11 +36,12 @@ afterAll(async () => {
   await suggestionServer?.stop();
 });
 
-const get = (count: number) =>
+const get = (count: number, trials: Trial__Output[] = [], name = 'grpc-exp') =>
   new Promise<GetSuggestionsReply__Output>((resolve, reject) =>
     client.GetSuggestions(
       {
-        experiment: experiment({ name: 'grpc-exp', algorithm: 'random' }),
+        experiment: experiment({ name, algorithm: 'random' }),
+        trials,
         current_request_number: count,
         total_request_number: count,
       },
@@ -74,5 +76,47 @@ describe('Suggestion gRPC adapter', () => {
     } finally {
       failPublishing = false;
     }
+  });
+
+  it("lists every trial in an experiment's first event, then only the trials that changed since", async () => {
+    const t = (name: string, lr: string, condition: string) =>
+      trial(name, { lr, layers: '2', batch_size: '32', optimizer: 'sgd' }, condition, { accuracy: '0.5' });
+    const listed = () => {
+      const payload = published.at(-1)!.events[0]!.payload as unknown as {
+        trials: { name: string; condition: string }[];
+        trials_complete: boolean;
+        trial_count: number;
+      };
+      return [
+        payload.trials_complete,
+        payload.trial_count,
+        payload.trials.map((x) => `${x.name}:${x.condition}`),
+      ];
+    };
+    await get(1, [t('d-1', '0.01', 'SUCCEEDED'), t('d-2', '0.02', 'RUNNING')], 'delta-exp');
+    expect(listed()).toEqual([true, 2, ['d-1:SUCCEEDED', 'd-2:RUNNING']]);
+    await get(
+      1,
+      [t('d-1', '0.01', 'SUCCEEDED'), t('d-2', '0.02', 'SUCCEEDED'), t('d-3', '0.03', 'RUNNING')],
+      'delta-exp',
+    );
+    expect(listed()).toEqual([false, 3, ['d-2:SUCCEEDED', 'd-3:RUNNING']]);
+    // A failed publish is not remembered: the next event lists its changes again.
+    failPublishing = true;
+    await get(
+      1,
+      [t('d-1', '0.01', 'SUCCEEDED'), t('d-2', '0.02', 'SUCCEEDED'), t('d-3', '0.03', 'FAILED')],
+      'delta-exp',
+    ).catch(() => undefined);
+    failPublishing = false;
+    await get(
+      1,
+      [t('d-1', '0.01', 'SUCCEEDED'), t('d-2', '0.02', 'SUCCEEDED'), t('d-3', '0.03', 'FAILED')],
+      'delta-exp',
+    );
+    expect(listed()).toEqual([false, 3, ['d-3:FAILED']]);
+    // Another experiment starts complete.
+    await get(1, [t('o-1', '0.01', 'RUNNING')], 'other-exp');
+    expect(listed()).toEqual([true, 1, ['o-1:RUNNING']]);
   });
 });
