@@ -65,6 +65,19 @@ export function createEs(n: number, lambda: number, mean: Float64Array, sigma: n
   };
 }
 
+/** A copy that evolves on its own (the constants are never changed, so they are shared). */
+export function cloneEs(state: EsState): EsState {
+  return {
+    ...state,
+    mean: Float64Array.from(state.mean),
+    cov: Float64Array.from(state.cov),
+    basis: Float64Array.from(state.basis),
+    scales: Float64Array.from(state.scales),
+    pathC: Float64Array.from(state.pathC),
+    pathSigma: Float64Array.from(state.pathSigma),
+  };
+}
+
 /** A draw from N(mean, sigma²·C), resampled while outside the cube and clipped after 100 tries. */
 export function sampleEs(state: EsState, rng: Rng): Float64Array {
   const { n, basis, scales } = state;

@@ -8,7 +8,15 @@
 
 import { createRng, type Rng } from '../rng.ts';
 import type { Observation, Point, Sampler } from '../space.ts';
-import { createEs, defaultPopulation, type EsState, sampleEs, shouldRestart, tellEs } from './cmaes-state.ts';
+import {
+  cloneEs,
+  createEs,
+  defaultPopulation,
+  type EsState,
+  sampleEs,
+  shouldRestart,
+  tellEs,
+} from './cmaes-state.ts';
 import { axesOf, collectDistinct, type NumericAxis } from './unit-space.ts';
 
 export type RestartStrategy = 'none' | 'ipop' | 'bipop';
@@ -77,24 +85,121 @@ function replay(
   const n = numeric.length;
   const sigma0 = initialSigma(numeric, options);
   const lambda0 = Math.min(defaultPopulation(n), SMALL_BUDGET_POPULATION);
-  const restarts = createRestarts(n, lambda0, sigma0, options.restartStrategy);
-  let state = createEs(n, lambda0, new Float64Array(n).fill(0.5), sigma0);
-  let points: Float64Array[] = [];
-  let losses: number[] = [];
+  const told: Float64Array[] = [];
+  const losses: number[] = [];
   for (const observation of history) {
     const x = encodeNumeric(numeric, observation.point);
     if (!x || !Number.isFinite(observation.loss)) continue;
-    points.push(x);
+    told.push(x);
     losses.push(observation.loss);
-    if (points.length < state.lambda) continue;
-    tellEs(state, points, losses);
-    if (options.restartStrategy !== 'none' && shouldRestart(state, losses, sigma0)) {
-      state = restarts.next(state);
-    }
-    points = [];
-    losses = [];
   }
+  if (options.restartStrategy !== 'none') {
+    const restarts = createRestarts(n, lambda0, sigma0, options.restartStrategy);
+    return tellGenerations(createEs(n, lambda0, new Float64Array(n).fill(0.5), sigma0), told, losses, 0, {
+      afterGeneration: (state, generationLosses) =>
+        shouldRestart(state, generationLosses, sigma0) ? restarts.next(state) : state,
+    }).state;
+  }
+  const config = `${n} ${lambda0} ${sigma0}`;
+  const resumed = REPLAYS.resume(config, told, losses);
+  const start = resumed ?? { state: createEs(n, lambda0, new Float64Array(n).fill(0.5), sigma0), count: 0 };
+  const { state, count } = tellGenerations(start.state, told, losses, start.count, {});
+  if (count > start.count) REPLAYS.keep(config, told, losses, count, state);
   return state;
+}
+
+/**
+ * Tells `state` the observations from `from` on, λ at a time; what does not fill a generation is
+ * left untold. Returns the state and how many observations it has been told in all.
+ */
+function tellGenerations(
+  initial: EsState,
+  told: readonly Float64Array[],
+  losses: readonly number[],
+  from: number,
+  hooks: { afterGeneration?: (state: EsState, losses: readonly number[]) => EsState },
+): { state: EsState; count: number } {
+  let state = initial;
+  let count = from;
+  while (told.length - count >= state.lambda) {
+    const end = count + state.lambda;
+    const generationLosses = losses.slice(count, end);
+    tellEs(state, told.slice(count, end), generationLosses);
+    count = end;
+    state = hooks.afterGeneration?.(state, generationLosses) ?? state;
+  }
+  return { state, count };
+}
+
+/**
+ * Every call of an experiment replays the same generations plus the newest: the state after the
+ * last complete generation is kept with what it was told, and a later call whose history starts
+ * with exactly that resumes from a copy. A copy continues with the same arithmetic as a full
+ * replay, so the suggestions are the same bit for bit. (Restart strategies draw from a generator of
+ * their own and always replay in full.)
+ */
+const REPLAYS = createReplayCheckpoints(32);
+
+/** Drops every kept checkpoint: the next calls replay in full (tests compare the two). */
+export const forgetReplayCheckpoints = (): void => REPLAYS.clear();
+
+function createReplayCheckpoints(capacity: number) {
+  interface Checkpoint {
+    readonly config: string;
+    /** The told observations, each its coordinates then its loss. */
+    readonly told: Float64Array;
+    readonly count: number;
+    readonly state: EsState;
+  }
+  let kept: Checkpoint[] = [];
+  const matches = (checkpoint: Checkpoint, told: readonly Float64Array[], losses: readonly number[]) => {
+    const width = checkpoint.state.n + 1;
+    if (told.length < checkpoint.count) return false;
+    for (let i = 0; i < checkpoint.count; i++) {
+      const x = told[i]!;
+      const at = i * width;
+      for (let j = 0; j < x.length; j++) if (x[j] !== checkpoint.told[at + j]) return false;
+      if (losses[i] !== checkpoint.told[at + x.length]) return false;
+    }
+    return true;
+  };
+  return {
+    clear() {
+      kept = [];
+    },
+    resume(config: string, told: readonly Float64Array[], losses: readonly number[]) {
+      let best: Checkpoint | undefined;
+      for (const checkpoint of kept)
+        if (
+          checkpoint.config === config &&
+          checkpoint.count > (best?.count ?? 0) &&
+          matches(checkpoint, told, losses)
+        )
+          best = checkpoint;
+      return best && { state: cloneEs(best.state), count: best.count };
+    },
+    keep(
+      config: string,
+      told: readonly Float64Array[],
+      losses: readonly number[],
+      count: number,
+      state: EsState,
+    ) {
+      const width = state.n + 1;
+      const flat = new Float64Array(count * width);
+      for (let i = 0; i < count; i++) {
+        flat.set(told[i]!, i * width);
+        flat[i * width + state.n] = losses[i]!;
+      }
+      const checkpoint: Checkpoint = { config, told: flat, count, state: cloneEs(state) };
+      // The one it extends is no longer needed; the oldest go beyond the capacity.
+      kept = kept.filter(
+        (other) => !(other.config === config && other.count < count && matches(other, told, losses)),
+      );
+      kept.push(checkpoint);
+      if (kept.length > capacity) kept = kept.slice(kept.length - capacity);
+    },
+  };
 }
 
 function encodeNumeric(numeric: readonly NumericEntry[], point: Point): Float64Array | undefined {

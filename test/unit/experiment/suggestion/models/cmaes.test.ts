@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   cmaes,
   DEFAULT_CMAES_OPTIONS,
+  forgetReplayCheckpoints,
   type RestartStrategy,
 } from '../../../../../services/experiment/suggestion/models/cmaes.ts';
 import { createRng } from '../../../../../services/experiment/suggestion/rng.ts';
@@ -88,5 +89,35 @@ describe('cmaes', () => {
       history.push({ point: point!, loss: ((point![0] as number) - 7) ** 2 + (point![1] as number) ** 2 });
     }
     expect(history.some((o) => o.point[0] === 7)).toBe(true);
+  });
+
+  it('resumes a replay from the last call of the experiment with the same suggestions as a full replay', () => {
+    const loss = (point: Observation['point']) => ((point[0] as number) - 1) ** 2 + (point[1] as number) ** 2;
+    const suggestOne = (history: readonly Observation[], seed: number, fresh: boolean) => {
+      if (fresh) forgetReplayCheckpoints();
+      return cmaes({
+        dimensions: SPACE,
+        history,
+        pending: [],
+        count: 2,
+        rng: createRng(seed),
+        options: DEFAULT_CMAES_OPTIONS,
+      });
+    };
+    // Two experiments in turn, as a server sees them; one of them then sees a history that differs
+    // early on (another experiment with the same space), which must not resume the first's replay.
+    const histories: Observation[][] = [[], []];
+    for (let t = 0; t < 60; t++)
+      for (const [e, history] of histories.entries()) {
+        const kept = suggestOne(history, t * 2 + e, false);
+        expect(kept).toEqual(suggestOne(history, t * 2 + e, true));
+        // Leave the kept checkpoints as a server would have them: the call again, resumed.
+        suggestOne(history, t * 2 + e, false);
+        history.push({ point: kept[0]!, loss: loss(kept[0]!) });
+      }
+    const altered = histories[0]!.map((o, i) => (i === 3 ? { ...o, loss: -1000 } : o));
+    const resumed = suggestOne(altered, 7, false);
+    expect(resumed).toEqual(suggestOne(altered, 7, true));
+    expect(resumed).not.toEqual(suggestOne(histories[0]!, 7, true));
   });
 });
