@@ -4,10 +4,11 @@
 import type { NasConfig__Output } from '../../../proto/gen/api/v1/beta1/NasConfig.ts';
 import type { ParameterAssignment } from '../../../proto/gen/api/v1/beta1/ParameterAssignment.ts';
 import { internal } from '../../../shared/errors.ts';
-import { type Objective, pointKey, type Trials, toAssignments } from './katib-space.ts';
+import { type Objective, type Trials, toAssignments } from './katib-space.ts';
 import { createRng } from './rng.ts';
 import type { Setting } from './settings/read.ts';
 import type { Dimension, Sampler } from './space.ts';
+import { pointKey } from './space.ts';
 
 export interface ExperimentView {
   readonly name: string;

@@ -263,6 +263,3 @@ function readFinite(text: string): number | undefined {
 
 /** Python's float() and Number() read these alike (no blanks, underscores, hex or words). */
 const PLAIN_DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
-
-/** A key that is equal for equal points (for distinctness checks). */
-export const pointKey = (point: Point): string => JSON.stringify(point);

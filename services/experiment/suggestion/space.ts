@@ -56,3 +56,23 @@ export interface SamplerInput<Options> {
 }
 
 export type Sampler<Options> = (input: SamplerInput<Options>) => Point[];
+
+const keyNumber = new Float64Array(1);
+const keyHalves = new Uint16Array(keyNumber.buffer);
+
+/**
+ * A key that is equal for equal points (for distinctness checks, within one call). Numbers go in
+ * as their 64 bits rather than as decimal text, which took a third of a random call at 200 trials
+ * (every completed trial's point is keyed on each call); -0 and 0 are one value, as in JSON.
+ */
+export function pointKey(point: Point): string {
+  let key = '';
+  for (let i = 0; i < point.length; i++) {
+    const value = point[i]!;
+    if (typeof value === 'number') {
+      keyNumber[0] = value === 0 ? 0 : value;
+      key += String.fromCharCode(0, keyHalves[0]!, keyHalves[1]!, keyHalves[2]!, keyHalves[3]!);
+    } else key += `\u0001${value.length}:${value}`;
+  }
+  return key;
+}

@@ -4,9 +4,10 @@
 
 import { AppError, invalidArgument } from '../../../../shared/errors.ts';
 import type { Algorithm, ExperimentView } from '../algorithm.ts';
-import { pointKey, toAssignments } from '../katib-space.ts';
+import { toAssignments } from '../katib-space.ts';
 import { type GridSettings, readGridSettings } from '../settings/katib-settings.ts';
 import type { Dimension, Point } from '../space.ts';
+import { pointKey } from '../space.ts';
 import { stepCount, stepValue } from '../values.ts';
 
 /** Grids larger than this are not enumerated (2^52: indices stay exact doubles). */

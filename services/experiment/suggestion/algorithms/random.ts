@@ -1,7 +1,7 @@
 // Random search: each dimension drawn from its distribution, every point new when the space has room.
 
-import { pointKey } from '../katib-space.ts';
 import type { Point, Sampler } from '../space.ts';
+import { pointKey } from '../space.ts';
 import { fromUnit } from '../values.ts';
 
 /** Draws before a point that keeps colliding with known ones is accepted anyway (a nearly full finite space). */

@@ -5,10 +5,11 @@
 
 import { invalidArgument } from '../../../../shared/errors.ts';
 import type { Algorithm } from '../algorithm.ts';
-import { pointKey, toAssignments } from '../katib-space.ts';
+import { toAssignments } from '../katib-space.ts';
 import { createRng, type Rng } from '../rng.ts';
 import { readSobolSettings, type SobolSettings } from '../settings/katib-settings.ts';
 import type { Point } from '../space.ts';
+import { pointKey } from '../space.ts';
 import { fromUnit } from '../values.ts';
 import { JOE_KUO } from './sobol-directions.ts';
 

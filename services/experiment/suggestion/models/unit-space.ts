@@ -4,7 +4,7 @@
 // cube and a uniform draw hits every value equally often. Decoding snaps back to the step.
 
 import type { Rng } from '../rng.ts';
-import type { Dimension, Point } from '../space.ts';
+import { type Dimension, type Point, pointKey } from '../space.ts';
 import { normalQuantile } from './numeric.ts';
 
 export type NumericDimension = Extract<Dimension, { kind: 'float' | 'int' }>;
@@ -102,10 +102,6 @@ export function spaceSize(axes: readonly Axis[]): number {
   for (const axis of axes)
     size *= axis.kind === 'categorical' ? axis.choices.length : (axis.levels ?? Infinity);
   return size;
-}
-
-export function pointKey(point: Point): string {
-  return JSON.stringify(point);
 }
 
 /** Every point of a fully discrete space, in a fixed order. */
