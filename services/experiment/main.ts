@@ -44,6 +44,7 @@ import {
   openKafkaControllerStateStore,
 } from './suggestion/adapters/kafka-controller-state-store.ts';
 import { createSuggestionThreads } from './suggestion/adapters/suggestion-threads.ts';
+import { withSuggestionsRequestReader } from './suggestion/adapters/suggestions-request.ts';
 import type { ControllerStateStore } from './suggestion/ports.ts';
 import { startWeb } from './web/adapters/start-web.ts';
 
@@ -248,7 +249,7 @@ try {
         : undefined;
     if (threads) lifecycle.onStop('suggestion threads', () => threads.close());
     hosted.push({
-      definition: lookupService(root, 'api.v1.beta1.Suggestion').service,
+      definition: withSuggestionsRequestReader(lookupService(root, 'api.v1.beta1.Suggestion').service),
       implementation: createSuggestionHandlers({
         producer,
         clock: systemClock,
