@@ -53,6 +53,8 @@ export function oursAt(address: string): () => Promise<{ transport: Transport; c
 export function goptunaFrom(binary: string): () => Promise<{ transport: Transport; close(): Promise<void> }> {
   if (!existsSync(binary)) throw new Error(`no goptuna binary at ${binary}`);
   return async () => {
+    // Another process on its port (a goptuna left running) would answer for the new one, with its old study.
+    if (await answers()) throw new Error('127.0.0.1:6789 is taken before goptuna starts: a goptuna left running?');
     const child = spawn(binary, [], { stdio: ['ignore', 'ignore', 'ignore'] });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     await waitForAnswer(child);
@@ -72,16 +74,20 @@ export function goptunaFrom(binary: string): () => Promise<{ transport: Transpor
 async function waitForAnswer(child: ChildProcess): Promise<void> {
   for (let attempt = 0; attempt < 100; attempt++) {
     if (child.exitCode !== null) throw new Error(`goptuna exited with ${child.exitCode}`);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(6789, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
+    if (await answers()) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error('goptuna did not listen in 5 s');
+}
+
+/** Whether something accepts connections on goptuna's port. */
+function answers(): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const socket = connect(6789, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
