@@ -54,7 +54,8 @@ export function goptunaFrom(binary: string): () => Promise<{ transport: Transpor
   if (!existsSync(binary)) throw new Error(`no goptuna binary at ${binary}`);
   return async () => {
     // Another process on its port (a goptuna left running) would answer for the new one, with its old study.
-    if (await answers()) throw new Error('127.0.0.1:6789 is taken before goptuna starts: a goptuna left running?');
+    if (await answers())
+      throw new Error('127.0.0.1:6789 is taken before goptuna starts: a goptuna left running?');
     const child = spawn(binary, [], { stdio: ['ignore', 'ignore', 'ignore'] });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     await waitForAnswer(child);
