@@ -43,7 +43,7 @@ const { values: flags } = parseArgs({
     loops: { type: 'string', default: '2' },
     'timing-samples': { type: 'string', default: '5' },
     // The latency table (gRPC only): loops per algorithm, 0 for none; --latency-only skips the rest.
-    'latency-loops': { type: 'string', default: '3' },
+    'latency-loops': { type: 'string', default: '6' },
     'latency-only': { type: 'boolean', default: false },
     'latency-problem': { type: 'string', default: 'hartmann6' },
     'latency-algorithms': { type: 'string', default: 'random,tpe,cmaes,bayesianoptimization' },
@@ -273,9 +273,12 @@ async function latencyCheck(address: string, goptunaBinary: string): Promise<voi
   const goptuna = new Map<string, Latencies>();
   const goptunaBuilt = existsSync(goptunaBinary);
   for (const algorithm of flags['latency-algorithms'].split(',').filter(Boolean)) {
-    ours.set(algorithm, await loopLatencies(oursAt(address), algorithm, problem, loops));
+    const services = new Map([['ours', oursAt(address)]]);
     if (goptunaBuilt && GOPTUNA_ALGORITHMS.includes(algorithm))
-      goptuna.set(algorithm, await loopLatencies(goptunaFrom(goptunaBinary), algorithm, problem, loops));
+      services.set('goptuna', goptunaFrom(goptunaBinary));
+    const found = await loopLatencies(services, algorithm, problem, loops);
+    ours.set(algorithm, found.get('ours')!);
+    if (found.has('goptuna')) goptuna.set(algorithm, found.get('goptuna')!);
   }
   latencyTitle = `GetSuggestions p50 (ms) through gRPC by completed trials, batch 1, ${problem.name}, ${loops} loops (${
     goptunaBuilt ? `goptuna: ${goptunaBinary}` : `goptuna not built: no ${goptunaBinary}`

@@ -16,32 +16,45 @@ const SPREAD = 2;
 
 export type Latencies = ReadonlyMap<number, readonly number[]>;
 
-/** `loops` loops of the largest checkpoint + SPREAD + 1 trials; the calls near each checkpoint, in ms. */
+type Connect = () => Promise<{ transport: Transport; close(): Promise<void> | void }>;
+
+/**
+ * `loops` loops of the largest checkpoint + SPREAD + 1 trials for each service, the services taking
+ * turns loop by loop (the machine's speed drifts, and both then see the same drift); the calls near
+ * each checkpoint, in ms, by service.
+ */
 export async function loopLatencies(
-  connect: () => Promise<{ transport: Transport; close(): Promise<void> | void }>,
+  services: ReadonlyMap<string, Connect>,
   algorithm: string,
   problem: Problem,
   loops: number,
-): Promise<Latencies> {
-  const samples = new Map<number, number[]>(LATENCY_CHECKPOINTS.map((n) => [n, []]));
+): Promise<Map<string, Latencies>> {
   const trials = Math.max(...LATENCY_CHECKPOINTS) + SPREAD + 1;
+  const found = new Map<string, Map<number, number[]>>();
+  for (const name of services.keys()) found.set(name, new Map(LATENCY_CHECKPOINTS.map((n) => [n, []])));
   for (let seed = 0; seed < loops; seed++) {
-    const { transport, close } = await connect();
-    const timed: Transport = async (request) => {
-      const started = performance.now();
-      const reply = await transport(request);
-      const ms = performance.now() - started;
-      const completed = request.trials.length;
-      for (const n of LATENCY_CHECKPOINTS) if (Math.abs(completed - n) <= SPREAD) samples.get(n)!.push(ms);
-      return reply;
-    };
-    try {
-      await runLoop(timed, algorithm, problem, 1000 + seed, trials, 1);
-    } finally {
-      await close();
+    // Each goes first in turn: neither always meets a machine just woken up.
+    const order = [...services.keys()];
+    if (seed % 2 === 1) order.reverse();
+    for (const name of order) {
+      const samples = found.get(name)!;
+      const { transport, close } = await services.get(name)!();
+      const timed: Transport = async (request) => {
+        const started = performance.now();
+        const reply = await transport(request);
+        const ms = performance.now() - started;
+        const completed = request.trials.length;
+        for (const n of LATENCY_CHECKPOINTS) if (Math.abs(completed - n) <= SPREAD) samples.get(n)!.push(ms);
+        return reply;
+      };
+      try {
+        await runLoop(timed, algorithm, problem, 1000 + seed, trials, 1);
+      } finally {
+        await close();
+      }
     }
   }
-  return samples;
+  return found;
 }
 
 /** Ours: one client on a running experiment server. */
