@@ -45,8 +45,9 @@ const LOCAL_CANDIDATES_PER_CENTRE = 40;
 const REFINED_STARTS = 1;
 
 type Acquisition = (mean: number, sd: number, best: number) => number;
+type AcquisitionName = 'EI' | 'PI' | 'LCB' | 'mean';
 
-const ACQUISITIONS: Readonly<Record<'EI' | 'PI' | 'LCB', Acquisition>> = {
+const ACQUISITIONS: Readonly<Record<AcquisitionName, Acquisition>> = {
   EI: (mean, sd, best) => {
     const improvement = best - mean - XI;
     const z = improvement / sd;
@@ -54,7 +55,18 @@ const ACQUISITIONS: Readonly<Record<'EI' | 'PI' | 'LCB', Acquisition>> = {
   },
   PI: (mean, sd, best) => normalCdf((best - mean - XI) / sd),
   LCB: (mean, sd) => -(mean - KAPPA * sd),
+  mean: (mean) => -mean,
 };
+
+/**
+ * The first of two or more points asked in one call goes where the model expects the least loss
+ * (no exploration term); the others follow the acquisition, the believer spreading them. Against
+ * all of them following it (bench:suggest --in-process, batch 5, 20 seeds, median regret@100):
+ * Hartmann-6 2.9e-4 -> 8.2e-5, Branin 5.3e-6 -> 1.7e-6, Ackley-5 2.78 -> 2.39, mixed-4 2.4e-9 ->
+ * 1.7e-10, log-quadratic-2 8.6e-8 -> 1.0e-9 and, untuned, mixed-log-4 8.3e-8 -> 2.3e-8;
+ * Rosenbrock-4 2.12 -> 2.59. A call for one point (batch 1) is unchanged.
+ */
+const EXPLOIT: readonly AcquisitionName[] = ['mean'];
 
 export const bayesianOptimization: Sampler<BayesianOptimizationOptions> = (input) => {
   const { dimensions, history, pending, count, rng, options } = input;
@@ -99,7 +111,8 @@ export const bayesianOptimization: Sampler<BayesianOptimizationOptions> = (input
       const last = encodePoint(axes, chosen.at(-1)!);
       if (last) model = believe([features.vector(last)]);
     }
-    const encoded = propose(model, features, best, centres, options, rng);
+    const acquisitions = count >= 2 && chosen.length === 0 ? EXPLOIT : acquisitionsFor(options.acqFunc);
+    const encoded = propose(model, features, best, centres, acquisitions, options.acqOptimizer, rng);
     return features.decode(encoded);
   });
 };
@@ -109,10 +122,10 @@ function propose(
   features: Features,
   best: number,
   centres: readonly Encoded[],
-  options: BayesianOptimizationOptions,
+  names: readonly AcquisitionName[],
+  acqOptimizer: AcquisitionOptimizer,
   rng: Rng,
 ): number[] {
-  const names = acquisitionsFor(options.acqFunc);
   const pool = features.candidates(RANDOM_CANDIDATES, centres, LOCAL_CANDIDATES_PER_CENTRE, rng);
   const predictions = model.predictMany(pool.map((c) => features.vector(c)));
   // The refinements of the hedge's three acquisitions start from the same few candidates and
@@ -139,7 +152,7 @@ function propose(
     }));
     const byValue = (a: { value: number }, b: { value: number }) => b.value - a.value;
     const ranked = [...scored].sort(byValue);
-    if (options.acqOptimizer === 'sampling') return ranked[0]!.c;
+    if (acqOptimizer === 'sampling') return ranked[0]!.c;
     // Refine the best candidates near the incumbents and, separately, the best far from them,
     // so that a promising unexplored region is not crowded out by the local ones.
     const starts = [
@@ -185,7 +198,7 @@ function bitsKey(c: readonly number[]): string {
   return key;
 }
 
-function acquisitionsFor(name: AcquisitionFunction): ('EI' | 'PI' | 'LCB')[] {
+function acquisitionsFor(name: AcquisitionFunction): AcquisitionName[] {
   if (name === 'gp_hedge') return ['EI', 'PI', 'LCB'];
   if (name === 'EIps') return ['EI'];
   if (name === 'PIps') return ['PI'];
