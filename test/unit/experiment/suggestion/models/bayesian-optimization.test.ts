@@ -121,4 +121,42 @@ describe('bayesianoptimization', () => {
     }
     expect(Math.min(...observed.map((o) => o.loss))).toBeLessThan(0.01);
   });
+
+  it('sends one point in five to the expected minimum, unless a trial has been there', () => {
+    // On an integer grid the expected minimum is often the best trial itself: that would teach nothing.
+    const grid: Dimension[] = ['a', 'b'].map((name) => ({
+      kind: 'int' as const,
+      name,
+      low: 0,
+      high: 20,
+      step: 1,
+      distribution: 'uniform' as const,
+    }));
+    const gridLoss = (a: number, b: number) => (a - 13) ** 2 + (b - 6) ** 2;
+    const rng = createRng(3);
+    const observed: Observation[] = [{ point: [13, 6], loss: 0 }];
+    while (observed.length < 20) {
+      const [a, b] = [rng.int(21), rng.int(21)];
+      if (!observed.some((o) => o.point[0] === a && o.point[1] === b))
+        observed.push({ point: [a, b], loss: gridLoss(a, b) });
+    }
+    const suggest = (history: Observation[]) =>
+      bayesianOptimization({
+        dimensions: grid,
+        history,
+        pending: [],
+        count: 1,
+        rng: createRng(7),
+        options: DEFAULT_BAYESIAN_OPTIMIZATION_OPTIONS,
+      })[0]!;
+    // 20 completed: this call is one of the five's first; the best trial is at the minimum.
+    expect(suggest(observed)).not.toEqual([13, 6]);
+    // Without that trial, the expected minimum is where it goes.
+    const near = observed.slice(1);
+    near.push({ point: [12, 6], loss: gridLoss(12, 6) }, { point: [14, 6], loss: gridLoss(14, 6) });
+    near.push({ point: [13, 5], loss: gridLoss(13, 5) }, { point: [13, 7], loss: gridLoss(13, 7) });
+    expect(near.length % 5).toBe(3);
+    near.push({ point: [0, 0], loss: gridLoss(0, 0) }, { point: [20, 20], loss: gridLoss(20, 20) });
+    expect(suggest(near)).toEqual([13, 6]);
+  });
 });
