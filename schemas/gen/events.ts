@@ -206,7 +206,7 @@ export interface SuggestionsIssuedV2<Time = Date> {
   }>;
 }
 
-/** suggestions-issued.v3.avsc: One GetSuggestions reply of the Suggestion service, published before the reply is sent. Key: experiment name. v2 adds the experiment's objective and the request's trials (name, assignments), so a read model knows every trial's parameters. v3 lists only the trials that changed since the instance's previous event for the experiment (trials_complete false), so an experiment's events no longer grow with the square of its trials. */
+/** suggestions-issued.v3.avsc: One GetSuggestions reply of the Suggestion service, published before the reply is sent. Key: experiment name. v2 adds the experiment's objective and the request's trials (name, assignments), so a read model knows every trial's parameters. v3 lists only the trials new or changed since what the publishing instance's acknowledged events said of the experiment (trials_complete false), so an experiment's events no longer grow with the square of its trials. */
 export interface SuggestionsIssuedV3<Time = Date> {
   /** UUID */
   readonly event_id: string;
@@ -237,7 +237,7 @@ export interface SuggestionsIssuedV3<Time = Date> {
     readonly name: string;
     readonly value: string;
   }>;
-  /** the request's trials, in its order: every one when trials_complete, else those new or changed (condition) since the publishing instance's previous event for the experiment */
+  /** the request's trials, in its order: every one when trials_complete, else those new or changed (condition, assignments) since what the publishing instance's acknowledged events said of the experiment */
   readonly trials: ReadonlyArray<{
     readonly name: string;
     readonly assignments: ReadonlyArray<{
@@ -248,7 +248,7 @@ export interface SuggestionsIssuedV3<Time = Date> {
     /** Katib's TrialConditionType name as the request carried it; empty when it had no status */
     readonly condition: string;
   }>;
-  /** true when trials lists every trial of the request; false when it lists only those new or changed since an earlier event of this experiment from the same instance, the others being as the events before said */
+  /** true when trials lists every trial of the request; false when it lists only those new or changed, the others being as the experiment's events before said (a reader folds them in the topic's order) */
   readonly trials_complete: boolean;
 }
 

@@ -106,3 +106,27 @@ export function readModelChanges(event: TypedEvent<Date | number>): ReadModelCha
       return [];
   }
 }
+
+/**
+ * The SuggestionsIssued events a rebuild applies, kept as they are read (in the topic's order): per
+ * experiment its last complete event (trials_complete: every trial of the request) and every other
+ * one. A complete event before the last says nothing the last does not, and is let go at once; the
+ * others list changes, and a complete event written late (a slow call) must not hide one of them.
+ */
+export class SuggestionsFold<T> {
+  private readonly kept: (T | undefined)[] = [];
+  private readonly lastComplete = new Map<string, number>();
+
+  add(experiment: string, complete: boolean, event: T): void {
+    if (complete) {
+      const earlier = this.lastComplete.get(experiment);
+      if (earlier !== undefined) this.kept[earlier] = undefined;
+      this.lastComplete.set(experiment, this.kept.length);
+    }
+    this.kept.push(event);
+  }
+
+  *events(): Generator<T> {
+    for (const event of this.kept) if (event !== undefined) yield event;
+  }
+}

@@ -25,14 +25,19 @@ export interface TrialsToList {
   readonly complete: boolean;
 }
 
-/** Experiments remembered per instance; the least recently used is forgotten beyond it. */
+/**
+ * Experiments and trials remembered per instance (a few hundred bytes a trial); the least recently
+ * used experiments are forgotten beyond either.
+ */
 export const REMEMBERED_EXPERIMENTS = 1_000;
+export const REMEMBERED_TRIALS = 200_000;
 
 export class PublishedTrials {
   private readonly experiments = new Map<string, Map<string, ListedTrial>>();
-  private readonly capacity: number;
+  private readonly capacity: { readonly experiments: number; readonly trials: number };
+  private trials = 0;
 
-  constructor(capacity = REMEMBERED_EXPERIMENTS) {
+  constructor(capacity = { experiments: REMEMBERED_EXPERIMENTS, trials: REMEMBERED_TRIALS }) {
     this.capacity = capacity;
   }
 
@@ -40,9 +45,6 @@ export class PublishedTrials {
   toList(experiment: string, trials: readonly Trial__Output[]): TrialsToList {
     const known = this.experiments.get(experiment);
     if (known === undefined) return { trials: trials.map(listed), complete: true };
-    // Most recently used last: the first key is the one to forget.
-    this.experiments.delete(experiment);
-    this.experiments.set(experiment, known);
     const changed: ListedTrial[] = [];
     for (const trial of trials) {
       const said = known.get(trial.name);
@@ -53,14 +55,32 @@ export class PublishedTrials {
 
   /** After the event listing `trials` was acknowledged: the topic now says this of them. */
   acknowledge(experiment: string, trials: readonly ListedTrial[]): void {
-    let known = this.experiments.get(experiment);
-    if (known === undefined) {
-      known = new Map();
-      this.experiments.set(experiment, known);
-      if (this.experiments.size > this.capacity)
-        this.experiments.delete(this.experiments.keys().next().value as string);
+    // Most recently used last (the first key is the one to forget), under a key of its own.
+    const known = this.experiments.get(experiment) ?? new Map<string, ListedTrial>();
+    this.experiments.delete(experiment);
+    this.experiments.set(ownCopy(experiment), known);
+    for (const trial of trials) {
+      if (!known.has(trial.name)) this.trials++;
+      const own = kept(trial);
+      known.set(own.name, own);
     }
-    for (const trial of trials) known.set(trial.name, trial);
+    // The least recently used go first; the experiment just told is the most recent.
+    while (
+      this.experiments.size > 1 &&
+      (this.experiments.size > this.capacity.experiments || this.trials > this.capacity.trials)
+    ) {
+      const [oldest, forgotten] = this.experiments.entries().next().value as [
+        string,
+        Map<string, ListedTrial>,
+      ];
+      this.experiments.delete(oldest);
+      this.trials -= forgotten.size;
+    }
+  }
+
+  /** Trials remembered now, over every experiment. */
+  get trialCount(): number {
+    return this.trials;
   }
 
   /** Experiments remembered now. */
@@ -68,6 +88,19 @@ export class PublishedTrials {
     return this.experiments.size;
   }
 }
+
+/**
+ * A string of its own: one cut from a request's bytes (the GetSuggestionsRequest reader's) keeps the
+ * whole region it was cut from alive for as long as it is remembered.
+ */
+const ownCopy = (text: string): string => (text.length < 13 ? text : JSON.parse(JSON.stringify(text)));
+
+/** What is remembered of a listed trial: its own strings (the condition is an enum name). */
+const kept = (trial: ListedTrial): ListedTrial => ({
+  name: ownCopy(trial.name),
+  condition: trial.condition,
+  assignments: trial.assignments.map((a) => ({ name: ownCopy(a.name), value: ownCopy(a.value) })),
+});
 
 const conditionOf = (trial: Trial__Output): string => trial.status?.condition ?? '';
 const assignmentsOf = (trial: Trial__Output) => trial.spec?.parameter_assignments?.assignments ?? [];

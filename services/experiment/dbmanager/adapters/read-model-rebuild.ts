@@ -6,7 +6,7 @@ import { type Bus, type ConsumedEvent, readTopic, TOPICS } from '../../../../sha
 import type { Logger } from '../../../../shared/logger.ts';
 import type { ObservationChange, ObservationStore } from '../../common/ports.ts';
 import { toChange } from '../observation-events.ts';
-import { type ReadModelChange, readModelChanges } from '../read-model.ts';
+import { type ReadModelChange, readModelChanges, SuggestionsFold } from '../read-model.ts';
 import type { ReadModelStore } from './read-model-store.ts';
 
 /** Topics the read model is made of (observations count through the observation store itself). */
@@ -58,11 +58,8 @@ async function rebuildFrom(
     });
     return flushing;
   };
-  // Katib's controller sends every trial of the experiment in each GetSuggestions request: a
-  // SuggestionsIssued that lists them all (trials_complete, every v1/v2 event) says all that the
-  // experiment's earlier ones said, and the ones after it list what changed since. Per experiment
-  // (key), its last complete event and those after it are applied, in the topic's order.
-  const sinceComplete = new Map<string, ConsumedEvent[]>();
+  // Katib's controller sends every trial in each GetSuggestions request: see SuggestionsFold.
+  const suggestions = new SuggestionsFold<ConsumedEvent>();
   const reader = await readTopic(bus, {
     topic,
     from: 'beginning',
@@ -71,10 +68,7 @@ async function rebuildFrom(
       if (event.offset >= (committed.get(event.partition) ?? 0n)) return;
       events++;
       if (event.eventType === 'SuggestionsIssued') {
-        const key = event.key ?? '';
-        const kept = sinceComplete.get(key);
-        if (kept === undefined || event.payload.trials_complete) sinceComplete.set(key, [event]);
-        else kept.push(event);
+        suggestions.add(event.key ?? '', event.payload.trials_complete, event);
         return;
       }
       if (event.eventType === 'TrialStatusChanged') statuses.push(toChange(event));
@@ -83,11 +77,10 @@ async function rebuildFrom(
     },
   });
   await reader.done;
-  for (const kept of sinceComplete.values())
-    for (const event of kept) {
-      pending.push(...readModelChanges(event));
-      if (pending.length >= 1_000) await flush();
-    }
+  for (const event of suggestions.events()) {
+    pending.push(...readModelChanges(event));
+    if (pending.length >= 1_000) await flush();
+  }
   await flush();
   return events;
 }

@@ -95,15 +95,19 @@ function replay(
   }
   if (options.restartStrategy !== 'none') {
     const restarts = createRestarts(n, lambda0, sigma0, options.restartStrategy);
-    return tellGenerations(createEs(n, lambda0, new Float64Array(n).fill(0.5), sigma0), told, losses, 0, {
-      afterGeneration: (state, generationLosses) =>
+    return tellGenerations(
+      createEs(n, lambda0, new Float64Array(n).fill(0.5), sigma0),
+      told,
+      losses,
+      0,
+      (state, generationLosses) =>
         shouldRestart(state, generationLosses, sigma0) ? restarts.next(state) : state,
-    }).state;
+    ).state;
   }
   const config = `${n} ${lambda0} ${sigma0}`;
   const resumed = REPLAYS.resume(config, told, losses);
   const start = resumed ?? { state: createEs(n, lambda0, new Float64Array(n).fill(0.5), sigma0), count: 0 };
-  const { state, count } = tellGenerations(start.state, told, losses, start.count, {});
+  const { state, count } = tellGenerations(start.state, told, losses, start.count);
   if (count > start.count) REPLAYS.keep(config, told, losses, count, state);
   return state;
 }
@@ -117,7 +121,8 @@ function tellGenerations(
   told: readonly Float64Array[],
   losses: readonly number[],
   from: number,
-  hooks: { afterGeneration?: (state: EsState, losses: readonly number[]) => EsState },
+  /** What follows a generation (a restart): the state to go on with. */
+  afterGeneration?: (state: EsState, losses: readonly number[]) => EsState,
 ): { state: EsState; count: number } {
   let state = initial;
   let count = from;
@@ -126,7 +131,7 @@ function tellGenerations(
     const generationLosses = losses.slice(count, end);
     tellEs(state, told.slice(count, end), generationLosses);
     count = end;
-    state = hooks.afterGeneration?.(state, generationLosses) ?? state;
+    state = afterGeneration?.(state, generationLosses) ?? state;
   }
   return { state, count };
 }
@@ -138,12 +143,13 @@ function tellGenerations(
  * replay, so the suggestions are the same bit for bit. (Restart strategies draw from a generator of
  * their own and always replay in full.)
  */
-const REPLAYS = createReplayCheckpoints(32);
+const REPLAYS = createReplayCheckpoints(32, 65_536);
 
 /** Drops every kept checkpoint: the next calls replay in full (tests compare the two). */
 export const forgetReplayCheckpoints = (): void => REPLAYS.clear();
 
-function createReplayCheckpoints(capacity: number) {
+/** At most `capacity` checkpoints of at most `maxTold` numbers each (16 MiB in all here). */
+function createReplayCheckpoints(capacity: number, maxTold: number) {
   interface Checkpoint {
     readonly config: string;
     /** The told observations, each its coordinates then its loss. */
@@ -186,6 +192,7 @@ function createReplayCheckpoints(capacity: number) {
       state: EsState,
     ) {
       const width = state.n + 1;
+      if (count * width > maxTold) return; // a very long history replays in full each call
       const flat = new Float64Array(count * width);
       for (let i = 0; i < count; i++) {
         flat.set(told[i]!, i * width);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readModelChanges } from '../../../../services/experiment/dbmanager/read-model.ts';
+import { readModelChanges, SuggestionsFold } from '../../../../services/experiment/dbmanager/read-model.ts';
 
 const at = Date.UTC(2026, 0, 1);
 
@@ -142,5 +142,29 @@ describe('readModelChanges', () => {
         payload: { event_id: 'e4', occurred_at: at, trial_name: 'exp-a', metric_logs: [] },
       }),
     ).toEqual([]);
+  });
+});
+
+describe('SuggestionsFold', () => {
+  it("keeps each experiment's last complete event and every other, in the order read", () => {
+    const fold = new SuggestionsFold<string>();
+    const read: [string, boolean, string][] = [
+      ['x', true, 'x1 complete'],
+      ['x', false, 'x2 changes'],
+      ['y', true, 'y1 complete'],
+      ['x', true, 'x3 complete'],
+      ['x', false, 'x4 changes'],
+      // Another instance's complete event, written late: the changes listed before it still count.
+      ['x', true, 'x5 complete, late'],
+      ['y', false, 'y2 changes'],
+    ];
+    for (const [experiment, complete, event] of read) fold.add(experiment, complete, event);
+    expect([...fold.events()]).toEqual([
+      'x2 changes',
+      'y1 complete',
+      'x4 changes',
+      'x5 complete, late',
+      'y2 changes',
+    ]);
   });
 });

@@ -66,13 +66,32 @@ describe('PublishedTrials', () => {
   });
 
   it('keeps experiments apart and forgets the least recently used beyond its capacity', () => {
-    const published = new PublishedTrials(2);
+    const published = new PublishedTrials({ experiments: 2, trials: 100 });
     for (const name of ['x', 'y']) published.acknowledge(name, published.toList(name, [a('RUNNING')]).trials);
-    expect(published.toList('x', [a('RUNNING')]).complete).toBe(false); // x used: y is the oldest now
+    const again = published.toList('x', [a('SUCCEEDED')]);
+    expect(again.complete).toBe(false);
+    published.acknowledge('x', again.trials); // x used: y is the oldest now
     published.acknowledge('z', published.toList('z', [a('RUNNING')]).trials);
     expect(published.size).toBe(2);
     expect(published.toList('y', [a('RUNNING')]).complete).toBe(true);
-    expect(published.toList('x', [a('RUNNING')])).toEqual({ complete: false, trials: [] });
+    expect(published.toList('x', [a('SUCCEEDED')])).toEqual({ complete: false, trials: [] });
     expect(published.toList('z', [a('RUNNING')])).toEqual({ complete: false, trials: [] });
+  });
+
+  it('forgets the least recently used experiments beyond its trials, never the one just told', () => {
+    const published = new PublishedTrials({ experiments: 10, trials: 3 });
+    const many = (prefix: string, n: number) =>
+      Array.from({ length: n }, (_, i) => trial(`${prefix}-${i}`, { lr: '0.1' }, 'RUNNING'));
+    published.acknowledge('x', published.toList('x', many('x', 2)).trials);
+    published.acknowledge('y', published.toList('y', many('y', 1)).trials);
+    expect(published.trialCount).toBe(3);
+    // Two more trials of y: x (the least recently used) goes.
+    published.acknowledge('y', published.toList('y', many('y', 3)).trials);
+    expect([published.size, published.trialCount]).toEqual([1, 3]);
+    expect(published.toList('x', many('x', 2)).complete).toBe(true);
+    // One experiment larger than the bound stays: it is the one in use.
+    published.acknowledge('z', published.toList('z', many('z', 5)).trials);
+    expect([published.size, published.trialCount]).toEqual([1, 5]);
+    expect(published.toList('z', many('z', 5))).toEqual({ complete: false, trials: [] });
   });
 });
