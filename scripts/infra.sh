@@ -8,7 +8,8 @@
 #   infra.sh pid SERVER [NODE]   the pid of a server this script started (tests that kill one)
 # Servers: kafka redis postgres memcached kafka-cluster; `up` also places etcd 3.4.23 and 3.5.16 in the cache.
 # INFRA_PROFILE=test gives the tests servers of their own (other ports, other data), so a test run
-# never writes into what `npm start` shows, nor stops it.
+# never writes into what `npm start` shows, nor stops it; INFRA_PROFILE=bench does the same for the
+# benchmarks (scripts/bench-infra.sh), whose millions of events would otherwise be the product's.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -16,10 +17,11 @@ INFRA_PROFILE=${INFRA_PROFILE:-product}
 case $INFRA_PROFILE in
   product) PORT_SHIFT=0; PROFILE_HOME=$ROOT/.infra ;;
   test) PORT_SHIFT=10000; PROFILE_HOME=$ROOT/.infra/test ;;
-  *) printf 'infra: ERROR: INFRA_PROFILE must be product or test, not %s\n' "$INFRA_PROFILE" >&2; exit 2 ;;
+  bench) PORT_SHIFT=20000; PROFILE_HOME=$ROOT/.infra/bench ;;
+  *) printf 'infra: ERROR: INFRA_PROFILE must be product, test or bench, not %s\n' "$INFRA_PROFILE" >&2; exit 2 ;;
 esac
 INFRA_HOME=${INFRA_HOME:-$PROFILE_HOME}
-# Downloads are shared by both profiles.
+# Downloads are shared by every profile.
 INFRA_CACHE=${INFRA_CACHE:-$ROOT/.infra/cache}
 INFRA_DATA=${INFRA_DATA:-$INFRA_HOME/data}
 INFRA_LOGS=${INFRA_LOGS:-$INFRA_HOME/logs}
