@@ -20,6 +20,28 @@ function call(command: string, prints: Expect['prints']): Step {
   };
 }
 
+/**
+ * A read of the read model, which follows the topics a moment after the calls above (each topic on
+ * its own): asked again, up to 5 s, until it shows them.
+ */
+function read(command: string, prints: Expect['prints']): Step {
+  return {
+    command,
+    async run(walk) {
+      let verdicts = [
+        judge(await sh(walk, command, { timeoutMs: 30_000 }), { code: 0, prints, notPrints: NO_ERROR }),
+      ];
+      for (let attempt = 1; attempt < 20 && !verdicts.every((v) => v.ok); attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        verdicts = [
+          judge(await sh(walk, command, { timeoutMs: 30_000 }), { code: 0, prints, notPrints: NO_ERROR }),
+        ];
+      }
+      return verdicts;
+    },
+  };
+}
+
 /** `curl -N …/stream`: it stays open; judged by the stream's first lines, then stopped as Ctrl-C does. */
 function stream(command: string, first: string): Step {
   return {
@@ -97,16 +119,16 @@ export const HTTP_API_STEPS: readonly Step[] = [
     `curl --json '{"earlyStopping":{"algorithmName":"medianstop","algorithmSettings":[{"name":"start_step","value":"4"}]}}' ${API}/api.v1.beta1.EarlyStopping/ValidateEarlyStoppingSettings`,
     ['{}'],
   ),
-  call(`curl '${API}/api/experiments?format=csv'`, [
+  read(`curl '${API}/api/experiments?format=csv'`, [
     'name,algorithm,objective_metric,objective_type,trial_count',
     /^exp-1,tpe,accuracy,MAXIMIZE,/m,
   ]),
-  call(`curl ${API}/api/experiments/exp-1`, ['"name":"exp-1","algorithm":"tpe"']),
-  call(`curl '${API}/api/experiments/exp-1/trials?format=csv'`, [
+  read(`curl ${API}/api/experiments/exp-1`, ['"name":"exp-1","algorithm":"tpe"']),
+  read(`curl '${API}/api/experiments/exp-1/trials?format=csv'`, [
     'order,name,condition,best_objective',
     ',exp-1-t1,',
   ]),
-  call(`curl ${API}/api/trials/exp-1-t1`, ['"trial":{"name":"exp-1-t1","experiment":"exp-1"']),
+  read(`curl ${API}/api/trials/exp-1-t1`, ['"trial":{"name":"exp-1-t1","experiment":"exp-1"']),
   call(
     `curl '${API}/api/trials/exp-1-t1/observations?metric=accuracy&from=2026-01-01T00:00:00Z&format=csv'`,
     ['time,metric,value', /^2026-01-01T00:00:01(\.0+)?Z,accuracy,0\.71$/m],
