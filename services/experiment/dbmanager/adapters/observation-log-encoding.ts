@@ -1,8 +1,8 @@
-// GetObservationLogReply's wire encoding, written straight into one buffer. The generic encoder
-// (protobufjs through proto-loader) builds a message object and a list of write operations per
-// field: ~10 objects per metric log, which at 10,000 logs a reply made garbage collection 30% of
-// the server's CPU (cpu profile of 200 reads of a 10,000-log trial). The bytes are those of the
-// generic encoder, field for field (test/unit/experiment/dbmanager/observation-log-encoding.test.ts).
+// GetObservationLogReply's wire encoding, written straight into one buffer as the store scans the
+// logs. The generic encoder (protobufjs through proto-loader) builds a message object and a list of
+// write operations per field: ~10 objects per metric log, which at 10,000 logs a reply made garbage
+// collection 30% of the server's CPU (cpu profile of 200 reads of a 10,000-log trial). The bytes are
+// those of the generic encoder, field for field (test/unit/experiment/dbmanager/observation-log-encoding.test.ts).
 //
 //   GetObservationLogReply { ObservationLog observation_log = 1; }
 //   ObservationLog         { repeated MetricLog metric_logs = 1; }
@@ -28,35 +28,18 @@ function writeVarint(buffer: Buffer, at: number, value: number): number {
   return at;
 }
 
-/** Bytes of a string field (tag, length, UTF-8), or 0 when absent: proto-loader writes "" too. */
-const stringFieldSize = (text: string | undefined | null): number => {
-  if (text == null) return 0;
+/** Bytes of a string field: tag, length, UTF-8. */
+const stringFieldSize = (text: string): number => {
   const bytes = Buffer.byteLength(text);
   return 1 + varintSize(bytes) + bytes;
 };
 
-function writeStringField(buffer: Buffer, at: number, tag: number, text: string | undefined | null): number {
-  if (text == null) return at;
+function writeStringField(buffer: Buffer, at: number, tag: number, text: string): number {
   buffer[at++] = tag;
   const bytes = Buffer.byteLength(text);
   at = writeVarint(buffer, at, bytes);
   return at + buffer.write(text, at, bytes, 'utf8');
 }
-
-export function encodeGetObservationLogReply(reply: GetObservationLogReply): Buffer {
-  const log = reply.observation_log;
-  if (log == null) return Buffer.alloc(0);
-  const logs = log.metric_logs ?? [];
-  // Every field present: the writer's bytes (its ASCII path); otherwise field by field.
-  if (logs.every((l) => l.time_stamp != null && l.metric?.name != null && l.metric.value != null)) {
-    const writer = new ObservationLogWriter();
-    for (const l of logs) writer.add(l.time_stamp!, l.metric!.name!, l.metric!.value!);
-    return writer.finish().bytes;
-  }
-  return anyReply(logs);
-}
-
-type MetricLogs = NonNullable<NonNullable<GetObservationLogReply['observation_log']>['metric_logs']>;
 
 function isAscii(text: string): boolean {
   for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) > 0x7f) return false;
@@ -73,44 +56,6 @@ function writeAscii(buffer: Buffer, start: number, tag: number, text: string): n
   return at;
 }
 
-function anyReply(logs: MetricLogs): Buffer {
-  // Sizes first (each log's and its metric's), then one buffer written front to back.
-  const logSizes = new Uint32Array(logs.length);
-  const metricSizes = new Int32Array(logs.length);
-  let logsSize = 0;
-  for (let i = 0; i < logs.length; i++) {
-    const entry = logs[i]!;
-    const metric = entry.metric;
-    let size = stringFieldSize(entry.time_stamp);
-    if (metric == null) metricSizes[i] = -1;
-    else {
-      const metricSize = stringFieldSize(metric.name) + stringFieldSize(metric.value);
-      metricSizes[i] = metricSize;
-      size += 1 + varintSize(metricSize) + metricSize;
-    }
-    logSizes[i] = size;
-    logsSize += 1 + varintSize(size) + size;
-  }
-  const buffer = Buffer.allocUnsafe(1 + varintSize(logsSize) + logsSize);
-  let at = 0;
-  buffer[at++] = FIELD_1;
-  at = writeVarint(buffer, at, logsSize);
-  for (let i = 0; i < logs.length; i++) {
-    const entry = logs[i]!;
-    buffer[at++] = FIELD_1;
-    at = writeVarint(buffer, at, logSizes[i]!);
-    at = writeStringField(buffer, at, FIELD_1, entry.time_stamp);
-    const metricSize = metricSizes[i]!;
-    if (metricSize >= 0) {
-      buffer[at++] = FIELD_2;
-      at = writeVarint(buffer, at, metricSize);
-      at = writeStringField(buffer, at, FIELD_1, entry.metric!.name);
-      at = writeStringField(buffer, at, FIELD_2, entry.metric!.value);
-    }
-  }
-  return buffer;
-}
-
 /** A reply whose bytes were written already (by an ObservationLogWriter): sent as they are. */
 export class EncodedObservationLogReply {
   readonly bytes: Buffer;
@@ -122,8 +67,7 @@ export class EncodedObservationLogReply {
 /**
  * Writes a GetObservationLogReply log by log as a store scans them, so that no object per log is
  * made (on a 10,000-log read the garbage collector was 45 % of the server's time, the rows being
- * alive when a collection came). The bytes are those of `encodeGetObservationLogReply` for the
- * same logs.
+ * alive when a collection came). The bytes are those of the generic encoder for the same logs.
  */
 export class ObservationLogWriter {
   #buffer = Buffer.allocUnsafe(64 * 1024);
@@ -166,7 +110,10 @@ export class ObservationLogWriter {
   }
 }
 
-/** The DBManager definition with GetObservationLog's replies encoded by the function above. */
+/**
+ * The DBManager definition with GetObservationLog's written replies sent as they are; a reply made
+ * of plain objects goes through the generic encoder.
+ */
 export function withObservationLogEncoder(definition: ServiceDefinition): ServiceDefinition {
   const method = definition.GetObservationLog;
   if (method === undefined) throw new Error('not the DBManager service: no GetObservationLog');
@@ -175,7 +122,7 @@ export function withObservationLogEncoder(definition: ServiceDefinition): Servic
     GetObservationLog: {
       ...method,
       responseSerialize: (reply: GetObservationLogReply | EncodedObservationLogReply) =>
-        reply instanceof EncodedObservationLogReply ? reply.bytes : encodeGetObservationLogReply(reply),
+        reply instanceof EncodedObservationLogReply ? reply.bytes : method.responseSerialize(reply),
     },
   };
 }
