@@ -12,6 +12,7 @@ import {
   readSuggestionsRequest,
   withSuggestionsRequestReader,
 } from '../../services/experiment/suggestion/adapters/suggestions-request.ts';
+import { createRng } from '../../services/experiment/suggestion/rng.ts';
 import { loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
 import { percentile } from '../stats.ts';
 
@@ -29,20 +30,9 @@ const reader = withSuggestionsRequestReader(Suggestion.service).GetSuggestions!;
 const OBJECTIVE = { type: 'MINIMIZE', goal: 0, objective_metric_name: 'loss', additional_metric_names: [] };
 const PARAMETERS = ['x1', 'x2', 'x3', 'x4', 'x5', 'x6'];
 
-/** A seeded generator, so every run decodes the same bytes. */
-function uniform(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 function hartmannRequest(trialCount: number): GetSuggestionsRequest__Output {
-  const random = uniform(trialCount);
+  // Seeded, so every run decodes the same bytes.
+  const random = createRng(trialCount).next;
   const second = (index: number, offset: number) =>
     new Date(Date.UTC(2024, 0, 1) + (2 * index + offset) * 1000).toISOString().replace('.000', '');
   const trials: Trial__Output[] = Array.from({ length: trialCount }, (_, index) => ({

@@ -10,6 +10,7 @@ import {
   readSuggestionsRequest,
   withSuggestionsRequestReader,
 } from '../../../../services/experiment/suggestion/adapters/suggestions-request.ts';
+import { createRng } from '../../../../services/experiment/suggestion/rng.ts';
 import { loadPackageDefinition, lookupService } from '../../../../shared/grpc.ts';
 import { categorical, double, experiment, int, MIXED, request, trial } from './fixtures.ts';
 
@@ -275,7 +276,7 @@ describe('GetSuggestionsRequest reader: what an encoder writes', () => {
   });
 
   it('reads several hundred random requests as the generic decoder does', () => {
-    const random = seeded(20_260_101);
+    const random = createRng(20_260_101).next; // seeded, so a failure replays
     for (let i = 0; i < 400; i++) expect(check(serialize(randomRequest(random)))).toBe('read');
   });
 });
@@ -436,7 +437,7 @@ describe('GetSuggestionsRequest reader: hand-built bytes', () => {
   }
 
   it('agrees with the generic decoder on random mutations of random requests', () => {
-    const random = seeded(7);
+    const random = createRng(7).next;
     const outcomes: Record<Outcome, number> = { read: 0, 'left to the generic decoder': 0, rejected: 0 };
     for (let i = 0; i < 300; i++) {
       const bytes = serialize(randomRequest(random));
@@ -486,18 +487,6 @@ describe('withSuggestionsRequestReader', () => {
     expect(() => withSuggestionsRequestReader({})).toThrow(/no GetSuggestions/);
   });
 });
-
-/** A seeded generator (mulberry32), so a failure replays. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 const TEXTS = [
   '',
