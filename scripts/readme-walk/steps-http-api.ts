@@ -2,22 +2,20 @@
 // (later rows read what earlier ones wrote), judged by what its reply holds.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Expect, judge, launch, type Step, sh, tail, verdict } from './walk.ts';
+import { type Expect, judge, launch, type Step, sh, tail, type Verdict, verdict, type Walk } from './walk.ts';
 
 const API = 'http://127.0.0.1:8686';
 const PAGE_FOLDER = join(import.meta.dirname, '../../services/experiment/web/page');
 /** A failure reply is `{"error": {…}}`: no example may get one. */
 const NO_ERROR: Expect['notPrints'] = ['"error"'];
 
+/** One run of an example, judged: exit 0, what it must print, and no failure reply. */
+async function ask(walk: Walk, command: string, prints: Expect['prints']): Promise<Verdict> {
+  return judge(await sh(walk, command, { timeoutMs: 30_000 }), { code: 0, prints, notPrints: NO_ERROR });
+}
+
 function call(command: string, prints: Expect['prints']): Step {
-  return {
-    command,
-    async run(walk) {
-      return [
-        judge(await sh(walk, command, { timeoutMs: 30_000 }), { code: 0, prints, notPrints: NO_ERROR }),
-      ];
-    },
-  };
+  return { command, run: async (walk) => [await ask(walk, command, prints)] };
 }
 
 /**
@@ -28,16 +26,12 @@ function read(command: string, prints: Expect['prints']): Step {
   return {
     command,
     async run(walk) {
-      let verdicts = [
-        judge(await sh(walk, command, { timeoutMs: 30_000 }), { code: 0, prints, notPrints: NO_ERROR }),
-      ];
-      for (let attempt = 1; attempt < 20 && !verdicts.every((v) => v.ok); attempt++) {
+      let seen = await ask(walk, command, prints);
+      for (let attempt = 1; attempt < 20 && !seen.ok; attempt++) {
         await new Promise((resolve) => setTimeout(resolve, 250));
-        verdicts = [
-          judge(await sh(walk, command, { timeoutMs: 30_000 }), { code: 0, prints, notPrints: NO_ERROR }),
-        ];
+        seen = await ask(walk, command, prints);
       }
-      return verdicts;
+      return [seen];
     },
   };
 }
