@@ -6,7 +6,6 @@ import type { ExperimentSpec__Output } from '../../../proto/gen/api/v1/beta1/Exp
 import type { ParameterAssignment } from '../../../proto/gen/api/v1/beta1/ParameterAssignment.ts';
 import type { ParameterSpec__Output } from '../../../proto/gen/api/v1/beta1/ParameterSpec.ts';
 import type { Trial__Output } from '../../../proto/gen/api/v1/beta1/Trial.ts';
-import { _api_v1_beta1_TrialStatus_TrialConditionType as TrialConditionType } from '../../../proto/gen/api/v1/beta1/TrialStatus.ts';
 import { invalidArgument } from '../../../shared/errors.ts';
 import { formatDouble, formatInt, parseFinite } from '../common/katib-numbers.ts';
 import type { Dimension, Distribution, Observation, Point } from './space.ts';
@@ -165,7 +164,18 @@ export type Condition =
   | 'EARLYSTOPPED'
   | 'UNKNOWN';
 
-const CONDITIONS = new Set<string>(Object.values(TrialConditionType));
+/** Katib's TrialConditionType names, in api.proto's order (the index is the number). */
+export const TRIAL_CONDITIONS: readonly Condition[] = [
+  'CREATED',
+  'RUNNING',
+  'SUCCEEDED',
+  'KILLED',
+  'FAILED',
+  'METRICSUNAVAILABLE',
+  'EARLYSTOPPED',
+  'UNKNOWN',
+];
+const CONDITIONS = new Set<string>(TRIAL_CONDITIONS);
 
 /** One trial of the request, read once for every algorithm. */
 export interface TrialRecord {

@@ -41,7 +41,6 @@
 // the object literals here.
 import type { ServiceDefinition } from '@grpc/grpc-js';
 import type { AlgorithmSpec__Output } from '../../../../proto/gen/api/v1/beta1/AlgorithmSpec.ts';
-import { Distribution } from '../../../../proto/gen/api/v1/beta1/Distribution.ts';
 import type { Experiment__Output } from '../../../../proto/gen/api/v1/beta1/Experiment.ts';
 import type {
   _api_v1_beta1_ExperimentSpec_ParameterSpecs__Output as ExperimentParameterSpecs,
@@ -55,25 +54,22 @@ import type {
   _api_v1_beta1_NasConfig_Operations__Output as NasOperations,
 } from '../../../../proto/gen/api/v1/beta1/NasConfig.ts';
 import type { ObjectiveSpec__Output } from '../../../../proto/gen/api/v1/beta1/ObjectiveSpec.ts';
-import { ObjectiveType } from '../../../../proto/gen/api/v1/beta1/ObjectiveType.ts';
 import type { Observation__Output } from '../../../../proto/gen/api/v1/beta1/Observation.ts';
 import type { Operation__Output } from '../../../../proto/gen/api/v1/beta1/Operation.ts';
 import type { ParameterSpec__Output } from '../../../../proto/gen/api/v1/beta1/ParameterSpec.ts';
-import { ParameterType } from '../../../../proto/gen/api/v1/beta1/ParameterType.ts';
 import type { Trial__Output } from '../../../../proto/gen/api/v1/beta1/Trial.ts';
 import type {
   _api_v1_beta1_TrialSpec_ParameterAssignments__Output as ParameterAssignments,
   TrialSpec__Output,
 } from '../../../../proto/gen/api/v1/beta1/TrialSpec.ts';
 import type { TrialStatus__Output } from '../../../../proto/gen/api/v1/beta1/TrialStatus.ts';
-import { _api_v1_beta1_TrialStatus_TrialConditionType as TrialConditionType } from '../../../../proto/gen/api/v1/beta1/TrialStatus.ts';
+import { TRIAL_CONDITIONS } from '../katib-space.ts';
 import { STEP_ASIDE, WireReader } from './protobuf-wire.ts';
 
-/** Enum names by number: api.proto numbers each of these enums 0, 1, 2… in declaration order. */
-const PARAMETER_TYPES = Object.values(ParameterType);
-const DISTRIBUTIONS = Object.values(Distribution);
-const OBJECTIVE_TYPES = Object.values(ObjectiveType);
-const TRIAL_CONDITIONS = Object.values(TrialConditionType);
+/** Enum names by number, as api.proto declares them (the trial conditions are katib-space's). */
+const PARAMETER_TYPES = ['UNKNOWN_TYPE', 'DOUBLE', 'INT', 'DISCRETE', 'CATEGORICAL'] as const;
+const DISTRIBUTIONS = ['DISTRIBUTION_UNSPECIFIED', 'UNIFORM', 'LOG_UNIFORM', 'NORMAL', 'LOG_NORMAL'] as const;
+const OBJECTIVE_TYPES = ['UNKNOWN', 'MINIMIZE', 'MAXIMIZE'] as const;
 
 /**
  * An enum's name; a number without one stays the number, as protobufjs's toObject leaves it (the
