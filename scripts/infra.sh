@@ -20,6 +20,9 @@ case $INFRA_PROFILE in
   bench) PORT_SHIFT=20000; PROFILE_HOME=$ROOT/.infra/bench ;;
   *) printf 'infra: ERROR: INFRA_PROFILE must be product, test or bench, not %s\n' "$INFRA_PROFILE" >&2; exit 2 ;;
 esac
+# A second checkout on the same machine (a git worktree) runs its tests on servers of its own with
+# INFRA_PORT_SHIFT (e.g. 30000) in place of the profile's shift; its data stays under its own .infra.
+PORT_SHIFT=${INFRA_PORT_SHIFT:-$PORT_SHIFT}
 INFRA_HOME=${INFRA_HOME:-$PROFILE_HOME}
 # Downloads are shared by every profile.
 INFRA_CACHE=${INFRA_CACHE:-$ROOT/.infra/cache}
