@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { KAFKA_CLIENTS } from '../../shared/bus/client/names.ts';
 import {
   type Bus,
   type ConsumedEvent,
@@ -14,6 +13,7 @@ import {
   type EventConsumer,
   type EventConsumerOptions,
   type EventProducer,
+  KAFKA_CLIENTS,
   type OutgoingEvent,
   type PlacedRecord,
   partitionOf,
@@ -126,7 +126,11 @@ describe.each(KAFKA_CLIENTS)('on %s', (client) => {
       const eventId = randomUUID();
       const payload = { event_id: eventId, occurred_at: 1_000, trial_name: 'trial-e' };
       const value = bus.catalog.encode('ObservationLogDeleted', payload);
-      expect(producer.schemaHeader('ObservationLogDeleted').equals(value.subarray(0, 10))).toBe(true);
+      expect(producer.schemaHeader('ObservationLogDeleted', 1).equals(value.subarray(0, 10))).toBe(true);
+      // An encoder written for another version than the current one is refused.
+      expect(() => producer.schemaHeader('ObservationLogDeleted', 2)).toThrow(
+        'ObservationLogDeleted: a hand-written encoder writes v2, but the current schema is v1',
+      );
       await producer.publishEncoded(topic.name, [
         { eventType: 'ObservationLogDeleted', key: 'trial-e', value, eventId, correlationId: 'corr-e' },
       ]);

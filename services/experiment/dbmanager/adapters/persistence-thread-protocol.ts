@@ -1,6 +1,6 @@
 // What the persistence thread tells the request thread besides what every component thread says
 // (shared/component-thread/protocol.ts).
-import type { KafkaClientName } from '../../../../shared/bus/client/index.ts';
+import type { KafkaClientName } from '../../../../shared/bus/index.ts';
 import type { LogLevel } from '../../../../shared/logger.ts';
 import type { ObservationStoreConfig } from './observation-store-config.ts';
 
