@@ -390,6 +390,8 @@ export interface UpgradeProgressV3<Time = Date> {
   readonly route: readonly string[];
   /** Which hop of the route the event is about, from 0; null in events of v1 and v2. */
   readonly hop: null | number;
+  /** hop-completed: the leader's raft index when the hop's cluster version was raised (a 3.6 member must snapshot past it before 3.7). */
+  readonly raft_index: null | number;
   /** A version a member reported: its server version, or the cluster version. */
   readonly observed_version: null | string;
   /** How long the step took (a member's stop-to-healthy time for member-upgraded). */

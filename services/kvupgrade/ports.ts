@@ -42,11 +42,14 @@ export interface MemberDriver {
    */
   restoreData(member: MemberSpec, restore: RestoreRequest): Promise<{ readonly movedAside: string }>;
   /**
-   * `etcdutl check v2store` on the member's data folder (not in use: the member is stopped): whether
+   * `etcdutl check v2store` (a 3.5 etcdutl: 3.6 and 3.7 have no such command) on the member's data folder (not in use: the member is stopped): whether
    * the v2 store holds custom (non-membership) content, with etcdutl's words. Undefined when this
    * driver cannot run it; rejects with UNAVAILABLE when etcdutl could not run.
    */
-  checkV2store(member: MemberSpec): Promise<{ readonly clean: boolean; readonly detail: string } | undefined>;
+  checkV2store(
+    member: MemberSpec,
+    etcdutl: string,
+  ): Promise<{ readonly clean: boolean; readonly detail: string } | undefined>;
 }
 
 export interface ProcessSighting {

@@ -212,10 +212,10 @@ export function createLocalProcessDriver(options: {
         .slice(-lines);
     },
 
-    async checkV2store(member) {
+    async checkV2store(member, v2etcdutl) {
       const wal = flagValue(member.parsedFlags, 'wal-dir');
       const args = ['check', 'v2store', `--data-dir=${member.dataDir}`, ...(wal ? [`--wal-dir=${wal}`] : [])];
-      const result = await runCommand(etcdutl, args, { timeoutMs: 60_000 });
+      const result = await runCommand(v2etcdutl, args, { timeoutMs: 60_000 });
       const said = lastLines(`${result.stdout}\n${result.stderr}`.trim(), 1);
       if (result.code === 0) return { clean: true, detail: said || 'no custom v2 content' };
       if (/custom/.test(said)) return { clean: false, detail: said.replace(/^Error:\s*/, '') };

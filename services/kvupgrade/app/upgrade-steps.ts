@@ -1,6 +1,7 @@
 // The steps of an upgrade, one per action of the state machine: each does its work and commits
 // the transition that records it.
-import { join } from 'node:path';
+import { access, constants } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { AppError, unavailable } from '../../../shared/errors.ts';
 import { memberNamed, releaseBinary } from '../domain/cluster-spec.ts';
 import { IllegalTransitionError } from '../domain/machine.ts';
@@ -77,6 +78,17 @@ export async function stopCurrent(ctx: StepContext, state: UpgradeState): Promis
   });
 }
 
+/** The guide's `etcdutl check v2store` is a 3.5 command: the etcdutl beside the 3.5 release's etcd, else binaries.etcdutl. */
+async function v2storeEtcdutl(ctx: StepContext, state: UpgradeState): Promise<string> {
+  const beside = join(dirname(releaseBinary(ctx.deps.spec, state.route, state.fromVersion)), 'etcdutl');
+  return (await access(beside, constants.X_OK).then(
+    () => true,
+    () => false,
+  ))
+    ? beside
+    : ctx.deps.spec.binaries.etcdutl;
+}
+
 /** The release the hop goes to, and its binary. */
 const hopTarget = (ctx: StepContext, state: UpgradeState) => {
   const version = state.toVersion ?? DEFAULT_TARGET;
@@ -93,7 +105,7 @@ export async function startCurrent(ctx: StepContext, state: UpgradeState): Promi
   const target = hopTarget(ctx, state);
   // 3.6 refuses to start on custom v2 content: the guide's `etcdutl check v2store`, while the data folder is not in use.
   if (target.minor === '3.6' && minorOf(state.fromVersion ?? '') === '3.5') {
-    const check = await driver.checkV2store(member);
+    const check = await driver.checkV2store(member, await v2storeEtcdutl(ctx, state));
     if (check && !check.clean)
       throw new AppError(
         'FAILED_PRECONDITION',
@@ -145,6 +157,16 @@ export async function awaitClusterVersion(
     timeoutMs,
   );
   const elapsedMs = deps.clock.now() - (state.lastUpgradedAt ?? deps.clock.now());
-  const type = lastHop(state) ? 'cluster-version-updated' : 'hop-completed';
-  return recorder.commit(state, { type, clusterVersion, elapsedMs });
+  if (lastHop(state))
+    return recorder.commit(state, { type: 'cluster-version-updated', clusterVersion, elapsedMs });
+  const leader = await findLeader(deps);
+  const raftIndex = leader
+    ? (await deps.etcd.status(leader.clientUrl).catch(() => undefined))?.raftIndex
+    : undefined;
+  return recorder.commit(state, {
+    type: 'hop-completed',
+    clusterVersion,
+    elapsedMs,
+    ...(raftIndex !== undefined ? { raftIndex } : {}),
+  });
 }

@@ -138,7 +138,7 @@ export function transition(state: UpgradeState, trigger: Trigger, at: number): U
       return { ...next, floorMs: state.floorMs + trigger.elapsedMs };
     case 'hop-completed':
       guard(!lastHop(state), 'the last hop ends the run (cluster-version-updated)');
-      return { ...next, floorMs: state.floorMs + trigger.elapsedMs };
+      return { ...next, floorMs: state.floorMs + trigger.elapsedMs, hopRaftIndex: trigger.raftIndex };
     case 'hop-checks-passed':
       guard(
         trigger.order.length > 0 && trigger.order.at(-1) === trigger.leader,

@@ -30,6 +30,7 @@ const base = (state: UpgradeState, ctx: EventContext, at: number) => ({
   to_version: state.toVersion ?? null,
   route: state.route,
   hop: state.route.length > 0 ? state.hop : null,
+  raft_index: null,
   observed_version: null,
   elapsed_ms: null,
   leader: state.leader ?? null,
@@ -73,6 +74,7 @@ export function transitionEvent(
     lost_revisions: trigger.type === 'restore-started' ? (trigger.lostRevisions ?? null) : null,
     message: describe(trigger, after),
     error: typeof t.error === 'string' ? t.error : null,
+    raft_index: trigger.type === 'hop-completed' ? (trigger.raftIndex ?? null) : null,
     incarnation:
       (trigger.type === 'checks-passed' || trigger.type === 'restore-finished') && trigger.incarnation
         ? toAvroIncarnation(trigger.incarnation)
@@ -148,7 +150,12 @@ export function triggerOf(event: UpgradeProgress): Trigger | undefined {
         ...(event.route.length > 2 ? { route: event.route } : {}),
       };
     case 'hop-completed':
-      return { type: 'hop-completed', clusterVersion: event.observed_version ?? '', elapsedMs };
+      return {
+        type: 'hop-completed',
+        clusterVersion: event.observed_version ?? '',
+        elapsedMs,
+        ...(event.raft_index !== null ? { raftIndex: event.raft_index } : {}),
+      };
     case 'hop-checks-passed':
       return {
         type: 'hop-checks-passed',

@@ -24,6 +24,8 @@ export interface UpgradeState {
   readonly route: readonly string[];
   /** Which hop of the route: 0 for the first. */
   readonly hop: number;
+  /** The leader's raft index when the last hop raised the cluster version. */
+  readonly hopRaftIndex: number | undefined;
   /** A downgrade run only: etcd's downgrade is enabled (the cluster version is back on the older minor). */
   readonly downgradeEnabled: boolean;
   readonly pacingMs: number;
@@ -58,6 +60,7 @@ export const initialState = (cluster: string): UpgradeState => ({
   route: [],
   hop: 0,
   downgradeEnabled: false,
+  hopRaftIndex: undefined,
   pacingMs: 0,
   current: undefined,
   upgraded: [],

@@ -16,7 +16,13 @@ export type Trigger =
       /** Every release of a route of several hops; absent: [fromVersion, toVersion]. */
       readonly route?: readonly string[];
     }
-  | { readonly type: 'hop-completed'; readonly clusterVersion: string; readonly elapsedMs: number }
+  | {
+      readonly type: 'hop-completed';
+      readonly clusterVersion: string;
+      readonly elapsedMs: number;
+      /** The leader's raft index once the cluster version was raised (undefined when it did not answer). */
+      readonly raftIndex?: number;
+    }
   | {
       readonly type: 'hop-checks-passed';
       readonly order: readonly string[];
