@@ -20,6 +20,8 @@ withEtcdCluster(
     tools: '3.5.35',
     // A 3.6 member snapshots soon after 3.6 takes over, which 3.7 needs (hop-steps.ts).
     extraFlags: () => ['--logger=zap', '--log-outputs=stderr', '--snapshot-count=100'],
+    // TLS handshakes while a writer runs, on a busy 2-core machine.
+    options: { requestTimeoutMs: 5000 },
   },
   (c) => {
     cluster = c;
