@@ -51,37 +51,42 @@ try {
   });
   lifecycle.onStop('metrics server', () => metricsServer.stop());
 
-  const bus = createBus({
+  const kafka = {
     brokers: settings.kafkaBrokers,
     clientId: settings.kafkaClientId,
     client: settings.kafkaClient,
-    logger,
-  });
+    failpoints: settings.kafkaFailpoints,
+  };
+  const bus = createBus({ ...kafka, logger });
   lifecycle.onStop('kafka', () => bus.close());
-  await bus.ensureTopics(
-    [
-      ...(usesObservations ? [TOPICS.observations, TOPICS.trialStatus, TOPICS.earlyStoppingRules] : []),
-      TOPICS.suggestions,
-    ].flatMap((topic) => [topic, dlqOf(topic)]),
-  );
-  // Read, never consumed by a group: no dead-letter topic.
-  if (hosts('suggestion')) await bus.ensureTopics([TOPICS.nasControllerState]);
-
-  // The producer tells the report admission (made with the store, below) where acknowledged reports landed.
-  let observations: Observations | undefined;
-  const producer = await createEventProducer(bus, {
-    registry,
-    onWritten: (written) => observations?.admission?.written(written),
-  });
-  lifecycle.onStop('producer', () => producer.disconnect());
-
-  // Long-lived consumers are restarted when they stop on an error; the process gives up (exit 1,
-  // for its own supervisor to restart it) when one cannot run again within two minutes.
+  // Long-lived consumers are restarted when they stop on an error, and the start's steps and
+  // components are tried again while Kafka answers with a retriable error; the process gives up
+  // (exit 1, for its own supervisor to restart it) when one cannot run within two minutes.
   const supervisor = createSupervisor({
     logger,
     registry,
     onGiveUp: () => void lifecycle.stop('a component could not be restarted').then(() => process.exit(1)),
   });
+  await supervisor.retryStep('creating the topics', async () => {
+    await bus.ensureTopics(
+      [
+        ...(usesObservations ? [TOPICS.observations, TOPICS.trialStatus, TOPICS.earlyStoppingRules] : []),
+        TOPICS.suggestions,
+      ].flatMap((topic) => [topic, dlqOf(topic)]),
+    );
+    // Read, never consumed by a group: no dead-letter topic.
+    if (hosts('suggestion')) await bus.ensureTopics([TOPICS.nasControllerState]);
+  });
+
+  // The producer tells the report admission (made with the store, below) where acknowledged reports landed.
+  let observations: Observations | undefined;
+  const producer = await supervisor.retryStep('connecting the producer', () =>
+    createEventProducer(bus, {
+      registry,
+      onWritten: (written) => observations?.admission?.written(written),
+    }),
+  );
+  lifecycle.onStop('producer', () => producer.disconnect());
   const deps: WiringDeps = {
     logger,
     lifecycle,
@@ -89,11 +94,7 @@ try {
     bus,
     producer,
     supervisor,
-    kafkaOfThreads: {
-      brokers: settings.kafkaBrokers,
-      clientId: settings.kafkaClientId,
-      client: settings.kafkaClient,
-    },
+    kafkaOfThreads: kafka,
     logLevel: settings.logLevel,
     shutdownDeadlineMs: settings.shutdownDeadlineMs,
   };

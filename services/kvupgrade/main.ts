@@ -150,6 +150,7 @@ const openBus = (ctx: CommandContext) =>
     brokers: ctx.settings.kafkaBrokers,
     clientId: `${ctx.settings.kafkaClientId}-kvupgrade`,
     client: ctx.settings.kafkaClient,
+    failpoints: ctx.settings.kafkaFailpoints,
     logger: ctx.logger,
   });
 

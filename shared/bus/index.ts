@@ -1,6 +1,6 @@
 export { type Bus, type BusOptions, createBus } from './bus.ts';
 export { busMetrics } from './bus-metrics.ts';
-export { KAFKA_CLIENTS, type KafkaClientName } from './client/index.ts';
+export { type Failpoint, KAFKA_CLIENTS, type KafkaClientName } from './client/index.ts';
 export type { RawRecord, Watermarks, WrittenPartition } from './client/types.ts';
 export { type EventConsumer, type EventConsumerOptions, startEventConsumer } from './event-consumer.ts';
 export {

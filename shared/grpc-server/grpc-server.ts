@@ -144,8 +144,10 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
       } catch (error) {
         return fail(connection, stream, failure(new DecodeError(error), stream));
       }
+      connection.running += 1;
       method.handle(request, new StreamCallContext(path, stream)).then(
         (reply) => {
+          connection.running -= 1;
           clearTimeout(stream.timer);
           if (stream.headersSent) return;
           let bytes: Buffer;
@@ -156,7 +158,10 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
           }
           connection.respond(stream, RESPONSE_HEADERS, bytes, OK_TRAILERS);
         },
-        (error: unknown) => fail(connection, stream, failure(error, stream)),
+        (error: unknown) => {
+          connection.running -= 1;
+          fail(connection, stream, failure(error, stream));
+        },
       );
     },
     onOversize(stream, connection) {
@@ -201,11 +206,14 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
     const send = (reply: unknown): void => {
       if (!stream.closed && !stream.localEnded) connection.sendData(stream, frame(method.encode(reply, 5)));
     };
+    connection.running += 1;
     method.handle(request, context, send).then(
       () => {
+        connection.running -= 1;
         if (!stream.closed && !stream.localEnded) connection.sendTrailers(stream, OK_TRAILERS);
       },
       (error: unknown) => {
+        connection.running -= 1;
         const answer = failure(error, stream);
         if (!stream.closed && !stream.localEnded)
           connection.sendTrailers(stream, failureTrailers(answer.code, answer.details));

@@ -1,7 +1,7 @@
 // What every feature's wiring (dbmanager/wiring.ts, suggestion/wiring.ts, earlystopping/wiring.ts,
 // web/adapters/start-web.ts) is handed by main.ts: the process's clients and its stop list.
 import type { Registry } from 'prom-client';
-import type { Bus, EventProducer, KafkaClientName } from '../../../shared/bus/index.ts';
+import type { Bus, EventProducer, Failpoint, KafkaClientName } from '../../../shared/bus/index.ts';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger, LogLevel } from '../../../shared/logger.ts';
 import type { RpcService } from '../../../shared/rpc/contract.ts';
@@ -20,6 +20,7 @@ export interface WiringDeps {
     readonly brokers: readonly string[];
     readonly clientId: string;
     readonly client: KafkaClientName;
+    readonly failpoints: readonly Failpoint[];
   };
   readonly logLevel: LogLevel;
   readonly shutdownDeadlineMs: number;
