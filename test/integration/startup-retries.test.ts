@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { FAILPOINT_METHODS, RETRIABLE_KAFKA_ERRORS } from '../../shared/bus/client/failpoints.ts';
+import { FAILPOINT_METHODS, RETRIABLE_KAFKA_ERRORS } from '../../shared/bus/index.ts';
 import { startExperimentServer } from '../helpers/experiment-server.ts';
 import { coldStart } from '../helpers/faults/cold-start.ts';
 import { readBack, reportStep } from '../helpers/faults/experiment-kafka.ts';
@@ -66,8 +66,8 @@ describe('the experiment service meeting a retriable Kafka error at every first 
         // The steps and components tried again said so, and the threads' errors arrived as retriable.
         const output = server.output();
         // (ensureTopics tries a retriable answer again itself first, as it did before.)
-      expect(output).toMatch(/creating topics failed; retrying|creating the topics: not yet; trying again/);
-      expect(output).toMatch(/connecting the producer: not yet; trying again/);
+        expect(output).toMatch(/creating topics failed; retrying|creating the topics: not yet; trying again/);
+        expect(output).toMatch(/connecting the producer: not yet; trying again/);
         expect(output).toMatch(/"component":"persistence consumer"[^\n]*could not start yet/);
         expect(output).not.toMatch(/start-up failure|could not be restarted/);
       } finally {

@@ -2,7 +2,7 @@ import { withFailpoints } from './failpoints.ts';
 import type { KafkaClientName } from './names.ts';
 import type { ClientOptions, KafkaClient } from './types.ts';
 
-export { type Failpoint, parseFailpoints } from './failpoints.ts';
+export { FAILPOINT_METHODS, type Failpoint, parseFailpoints, RETRIABLE_KAFKA_ERRORS } from './failpoints.ts';
 export { KAFKA_CLIENTS, type KafkaClientName } from './names.ts';
 export type * from './types.ts';
 

@@ -43,7 +43,7 @@ export async function coldStart(): Promise<ColdStart> {
     const katib = createKatibCalls(server.address);
     try {
       const acked = await reportStep(katib, 'cold-start-trial', 1);
-      const values = acked.ok ? await readBack(katib, 'cold-start-trial') : [];
+      const values = acked.ok ? await readBack(katib, 'cold-start-trial', 120_000).catch(() => []) : [];
       const output = server.output();
       const retried = [
         ...output.matchAll(

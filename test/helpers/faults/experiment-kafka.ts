@@ -24,8 +24,12 @@ export const reportStep = (katib: KatibCalls, trialName: string, step: number, d
     deadlineMs,
   );
 
-/** The trial's stored values, asked again while the read answers UNAVAILABLE (the store catching up). */
-export async function readBack(katib: KatibCalls, trialName: string): Promise<number[]> {
+/**
+ * The trial's stored values, asked again while the read answers UNAVAILABLE (the store catching
+ * up); throws after `ceilingMs` of that, naming the last answer.
+ */
+export async function readBack(katib: KatibCalls, trialName: string, ceilingMs = 180_000): Promise<number[]> {
+  const ceiling = performance.now() + ceilingMs;
   for (;;) {
     const answer = await katib.call<{ observation_log: { metric_logs: { metric: { value: string } }[] } }>(
       'DBManager',
@@ -34,7 +38,8 @@ export async function readBack(katib: KatibCalls, trialName: string): Promise<nu
       60_000,
     );
     if (answer.ok) return answer.reply!.observation_log.metric_logs.map((l) => Number(l.metric.value));
-    if (answer.code !== 'UNAVAILABLE') throw new Error(`${answer.code}: ${answer.details}`);
+    if (answer.code !== 'UNAVAILABLE' || performance.now() > ceiling)
+      throw new Error(`reading ${trialName} back: ${answer.code}: ${answer.details}`);
     await sleep(200);
   }
 }
