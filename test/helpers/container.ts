@@ -1,7 +1,7 @@
 // The project's image run by podman for the container tests and the memory bench: built once per
 // set of inputs (scripts/image.sh ensure, tagged by their hash), each container on the host network
 // with a read-only root file system, as the image's non-root user, stopped with SIGTERM.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -30,13 +30,14 @@ export function ensureTestImage(): TestImage {
   const key = execFileSync('bash', [IMAGE_SCRIPT, 'key'], { encoding: 'utf8' }).trim();
   const tag = `localhost/backbone-test:${key}`;
   const started = performance.now();
-  const log = execFileSync('bash', [IMAGE_SCRIPT, 'ensure', tag], {
+  const ensured = spawnSync('bash', [IMAGE_SCRIPT, 'ensure', tag], {
     encoding: 'utf8',
     env: PODMAN_ENV,
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 900_000,
   });
-  const built = !/ exists$/m.test(log);
+  if (ensured.status !== 0) throw new Error(`scripts/image.sh ensure ${tag} failed:\n${ensured.stderr}`);
+  const built = !/ exists$/m.test(ensured.stderr);
   return { tag, buildSeconds: built ? (performance.now() - started) / 1_000 : 0 };
 }
 
@@ -59,6 +60,7 @@ export interface Container {
   logs(): Promise<string>;
   /** SIGTERM (podman stop, SIGKILL only after 60 s), then the exit code. */
   stop(): Promise<number>;
+  running(): Promise<boolean>;
   /** Waits for the program to end by itself; its exit code. */
   wait(): Promise<number>;
   remove(): Promise<void>;
@@ -112,6 +114,7 @@ export async function startContainer(
       await podman('stop', '--time', '60', options.name);
       return exitCode();
     },
+    running: async () => (await podman('inspect', '--format', '{{.State.Running}}', options.name)) === 'true',
     wait: async () => Number(await podman('wait', options.name)),
     // With its anonymous volumes (the image's /app/data).
     remove: async () => {
