@@ -26,6 +26,7 @@ import { observationEnds, persistedUpTo, publishBacklog } from './dbmanager/back
 import { reportLoad } from './dbmanager/report-load.ts';
 import { BENCH_CONFIG } from './ratelimit/bench-config.ts';
 import { rawGrpcLoadClient } from './ratelimit/load-clients.ts';
+import { serverEnvOf } from './server-env.ts';
 
 const settings = readSettings(
   {
@@ -36,6 +37,8 @@ const settings = readSettings(
     seconds: int('BENCH_SECONDS', 20, { min: 1, max: 600 }),
     ratelimitWorkers: int('BENCH_RATELIMIT_WORKERS', 1, { min: 1, max: 64 }),
     backlogLogs: int('BENCH_BACKLOG_LOGS', 1_000_000, { min: 0, max: 10_000_000 }),
+    // More settings of every experiment role's container, NAME=value separated by spaces.
+    experimentEnv: str('BENCH_EXPERIMENT_ENV', '', 'NAME=value pairs separated by spaces'),
   },
   process.env,
 );
@@ -57,9 +60,15 @@ interface Measured {
 /** Samples the usage every 100 ms while `load` runs; the highest seen. */
 async function peakDuring(measured: Measured[], load: Promise<unknown>): Promise<void> {
   let done = false;
-  void load.finally(() => {
-    done = true;
-  });
+  // Its failure is thrown by the await below.
+  load.then(
+    () => {
+      done = true;
+    },
+    () => {
+      done = true;
+    },
+  );
   while (!done) {
     for (const m of measured) m.peakUnderLoad = Math.max(m.peakUnderLoad, cgroupMemory(m.pid).usage);
     await sleep(100);
@@ -82,12 +91,13 @@ async function experimentRole(
   for (let attempt = 1; ; attempt++) {
     const [grpc, metrics, http] = await Promise.all([freePort(), freePort(), freePort()]);
     const container = await startContainer(tag, tag.endsWith('-earlystopping') ? [] : ['experiment'], {
-      name: `bench-${role}-${run}`,
+      name: `bench-${role.replaceAll(' ', '-')}-${run}`,
       env: {
         KAFKA_BROKERS: settings.kafkaBrokers,
         EXPERIMENT_GRPC_PORT: String(grpc),
         EXPERIMENT_METRICS_PORT: String(metrics),
         EXPERIMENT_HTTP_PORT: String(http),
+        ...serverEnvOf(settings.experimentEnv),
         ...env,
       },
     });

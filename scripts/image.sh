@@ -67,9 +67,10 @@ build_image() {  # tags...
   [ -z "$(git -C "$ROOT" status --porcelain -- "${INPUTS[@]}" 2>/dev/null)" ] || revision="$revision-dirty"
   source=${IMAGE_SOURCE:-$(git -C "$ROOT" config --get remote.origin.url 2>/dev/null || echo "backbone $version")}
   created=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-  local args=(--build-arg "VERSION=$version" --build-arg "REVISION=$revision" --build-arg "SOURCE=$source"
-    --build-arg "CREATED=$created" --build-arg "NODE_VERSION=$("$context/node" --version)"
-    --build-arg "DEBIAN_PACKAGES=$(cat "$context/base.packages")"
+  local oci=org.opencontainers.image
+  local args=(--label "$oci.version=$version" --label "$oci.revision=$revision" --label "$oci.source=$source"
+    --label "$oci.created=$created" --label "io.backbone.node.version=$("$context/node" --version)"
+    --label "$oci.base.name=debian:bookworm packages ($(cat "$context/base.packages"))"
     -f "$ROOT/scripts/image/Containerfile" --layers --ignorefile /dev/null)
   local tag_args=() es_args=() tag
   for tag in "${tags[@]}"; do tag_args+=(-t "$tag"); done
