@@ -122,7 +122,7 @@ async function experimentRole(
   }
 }
 
-const image = ensureTestImage();
+const image = await ensureTestImage();
 print(`image ${image.tag}${image.buildSeconds > 0 ? ` (built in ${image.buildSeconds.toFixed(0)} s)` : ''}`);
 const store = {
   OBSERVATION_STORE: 'postgres',
@@ -197,6 +197,13 @@ try {
   };
   all.push(db.measured, es.measured, suggestion.measured, rl);
 
+  // Idle means nothing left to apply: a new persistence group starts at the topic's beginning.
+  const idleBus = openTestBus(settings.kafkaBrokers);
+  try {
+    await persistedUpTo(idleBus, groups.PERSISTENCE_GROUP, await observationEnds(idleBus), 1_800_000);
+  } finally {
+    await idleBus.close();
+  }
   await sleep(settings.idleSeconds * 1_000);
   for (const m of all) {
     m.idle = cgroupMemory(m.pid);
@@ -281,9 +288,9 @@ try {
   }
 
   print(
-    '\n| role | idle: cgroup usage | idle: working set | idle: anonymous | under load: peak usage | goals |',
+    '\n| role | idle: cgroup usage | idle: working set | idle: anonymous | idle: process RSS | under load: peak usage | goals |',
   );
-  print('|---|---:|---:|---:|---:|---|');
+  print('|---|---:|---:|---:|---:|---:|---|');
   for (const m of all) {
     const i = m.idle!;
     print(

@@ -1,7 +1,7 @@
 // The project's image run by podman for the container tests and the memory bench: built once per
 // set of inputs (scripts/image.sh ensure, tagged by their hash), each container on the host network
 // with a read-only root file system, as the image's non-root user, stopped with SIGTERM.
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -26,17 +26,17 @@ export interface TestImage {
  * The image of this tree, built unless one with the inputs' hash exists: `scripts/image.sh` installs
  * podman and runc first when missing.
  */
-export function ensureTestImage(): TestImage {
-  const key = execFileSync('bash', [IMAGE_SCRIPT, 'key'], { encoding: 'utf8' }).trim();
+export async function ensureTestImage(): Promise<TestImage> {
+  const key = (await run('bash', [IMAGE_SCRIPT, 'key'])).stdout.trim();
   const tag = `localhost/backbone-test:${key}`;
   const started = performance.now();
-  const ensured = spawnSync('bash', [IMAGE_SCRIPT, 'ensure', tag], {
-    encoding: 'utf8',
+  // Asynchronous, so that what a test prepares meanwhile (a Python venv) goes on.
+  const ensured = await run('bash', [IMAGE_SCRIPT, 'ensure', tag], {
     env: PODMAN_ENV,
-    stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 900_000,
+  }).catch((error: { stderr?: string; message: string }) => {
+    throw new Error(`scripts/image.sh ensure ${tag} failed:\n${error.stderr ?? error.message}`);
   });
-  if (ensured.status !== 0) throw new Error(`scripts/image.sh ensure ${tag} failed:\n${ensured.stderr}`);
   const built = !/ exists$/m.test(ensured.stderr);
   return { tag, buildSeconds: built ? (performance.now() - started) / 1_000 : 0 };
 }

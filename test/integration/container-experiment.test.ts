@@ -83,8 +83,8 @@ async function stopRole(name: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  image = ensureTestImage();
   const sdk = ensureKatibSdk();
+  image = await ensureTestImage();
   const group = uniqueName('test-container-persistence');
   // SQLite (the default store) in the image's declared volume: the only writable place. It starts
   // first and creates the topics: the early-stopping judge of a service started while its topics

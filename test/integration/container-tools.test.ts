@@ -26,8 +26,8 @@ let tag: string;
 let cluster: EtcdTestCluster;
 const started: Container[] = [];
 
-beforeAll(() => {
-  tag = ensureTestImage().tag;
+beforeAll(async () => {
+  tag = (await ensureTestImage()).tag;
 }, 900_000);
 
 withEtcdCluster({ infra, basePort: 23610 }, async (c) => {
