@@ -34,7 +34,11 @@ let image: TestImage;
 let python: string;
 const roles = new Map<string, Role>();
 
-/** Starts one role and waits until `healthName` is SERVING. */
+/**
+ * Starts one role and waits until `healthName` is SERVING. A role that exits at its first start
+ * because a broker started moments ago has no group coordinator yet (`This is not the correct
+ * coordinator for this group`) is started once more, as Kubernetes restarts a pod's container.
+ */
 async function startRole(
   name: string,
   tag: string,
@@ -42,31 +46,41 @@ async function startRole(
   env: Record<string, string>,
   healthName: string,
 ): Promise<Role> {
-  const [grpc, metrics, http] = await Promise.all([freePort(), freePort(), freePort()]);
-  const container = await startContainer(tag, args, {
-    name: uniqueName(`test-${name}`),
-    env: {
-      KAFKA_BROKERS: infra.KAFKA_BROKERS,
-      EXPERIMENT_GRPC_PORT: String(grpc),
-      EXPERIMENT_METRICS_PORT: String(metrics),
-      EXPERIMENT_HTTP_PORT: String(http),
-      ...env,
-    },
-  });
-  const address = `127.0.0.1:${grpc}`;
-  const calls = createKatibCalls(address);
-  const role = { container, address, calls };
-  roles.set(name, role);
-  try {
-    await waitFor(
+  for (let attempt = 1; ; attempt++) {
+    const [grpc, metrics, http] = await Promise.all([freePort(), freePort(), freePort()]);
+    const container = await startContainer(tag, args, {
+      name: uniqueName(`test-${name}`),
+      env: {
+        KAFKA_BROKERS: infra.KAFKA_BROKERS,
+        EXPERIMENT_GRPC_PORT: String(grpc),
+        EXPERIMENT_METRICS_PORT: String(metrics),
+        EXPERIMENT_HTTP_PORT: String(http),
+        ...env,
+      },
+    });
+    const address = `127.0.0.1:${grpc}`;
+    const calls = createKatibCalls(address);
+    const role = { container, address, calls };
+    roles.set(name, role);
+    const outcome = await waitFor(
       `${name} container serving ${healthName}`,
-      async () => (await calls.health(healthName).catch(() => 'DOWN')) === 'SERVING',
+      async () =>
+        (await calls.health(healthName).catch(() => 'DOWN')) === 'SERVING'
+          ? 'serving'
+          : (await container.running())
+            ? false
+            : 'exited',
       { timeoutMs: 90_000, intervalMs: 250 },
-    );
-  } catch (error) {
-    throw new Error(`${(error as Error).message}\n${await container.logs()}`);
+    ).catch(async (error) => {
+      throw new Error(`${(error as Error).message}\n${await container.logs()}`);
+    });
+    if (outcome === 'serving') return role;
+    const logs = await container.logs();
+    calls.close();
+    await container.remove();
+    if (attempt === 2 || !logs.includes('not the correct coordinator'))
+      throw new Error(`${name} container exited at start:\n${logs.slice(-4000)}`);
   }
-  return role;
 }
 
 /** SIGTERM: the role drains and exits 0, having run as the non-root user, as PID 1. */
