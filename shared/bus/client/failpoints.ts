@@ -1,7 +1,9 @@
 // Failpoints (as etcd's gofail): the first calls of a Kafka client's method fail with a retriable
 // error of Kafka's protocol, as the library would throw it, so that tests can play a broker whose
 // coordinator is still moving or whose topic was just created (KAFKA_FAILPOINTS). Off unless set.
-import type { KafkaClient } from './types.ts';
+import type { Failpoint, KafkaClient } from './types.ts';
+
+export type { Failpoint };
 
 /** Kafka's retriable error codes (org.apache.kafka.common.protocol.Errors), by name. */
 export const RETRIABLE_KAFKA_ERRORS = {
@@ -39,18 +41,6 @@ export const FAILPOINT_METHODS = [
   'consume',
 ] as const satisfies readonly (keyof KafkaClient)[];
 export type FailpointMethod = (typeof FAILPOINT_METHODS)[number];
-
-export interface Failpoint {
-  readonly method: FailpointMethod;
-  readonly error: RetriableKafkaError;
-  /** How many of the first calls fail. */
-  readonly times: number;
-  /**
-   * How many are left to fail, shared by every client of the process: a component restarted on a
-   * thread of its own opens a new client, which must not fail the first calls again.
-   */
-  readonly left: Int32Array;
-}
 
 /** `method=ERROR*times` items, comma-separated; undefined for text that is not one. */
 export function parseFailpoints(text: string): Failpoint[] | undefined {
@@ -96,7 +86,7 @@ export function withFailpoints(client: KafkaClient, points: readonly Failpoint[]
       point.method
     ]!;
     wrapped[point.method] = async (...args: unknown[]) => {
-      if (Atomics.sub(point.left, 0, 1) > 0) throw kafkaProtocolError(point.error);
+      if (Atomics.sub(point.left, 0, 1) > 0) throw kafkaProtocolError(point.error as RetriableKafkaError);
       return real.apply(client, args);
     };
   }

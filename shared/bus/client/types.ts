@@ -2,7 +2,6 @@
 // changing the library is a change to this folder alone (a lint rule keeps it so).
 
 import type { Logger } from '../../logger.ts';
-import type { Failpoint } from './failpoints.ts';
 
 /** A topic as the bus declares it; the client creates it so. */
 export interface TopicDeclaration {
@@ -172,4 +171,19 @@ export interface ClientOptions {
   readonly logger: Logger;
   /** Calls made to fail on purpose (KAFKA_FAILPOINTS, tests); none by default. */
   readonly failpoints?: readonly Failpoint[];
+}
+
+/** A failpoint (KAFKA_FAILPOINTS, failpoints.ts): the first `times` calls of `method` fail with `error`. */
+export interface Failpoint {
+  /** A KafkaClient method that asks a broker something (failpoints.ts lists them). */
+  readonly method: string;
+  /** One of Kafka's retriable error names (failpoints.ts lists them). */
+  readonly error: string;
+  /** How many of the first calls fail. */
+  readonly times: number;
+  /**
+   * How many are left to fail, shared by every client of the process: a component restarted on a
+   * thread of its own opens a new client, which must not fail the first calls again.
+   */
+  readonly left: Int32Array;
 }
