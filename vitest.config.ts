@@ -1,7 +1,9 @@
 import { defineConfig } from 'vitest/config';
+import { LateFilesSequencer } from './test/late-files-sequencer.ts';
 
 export default defineConfig({
   test: {
+    sequence: { sequencer: LateFilesSequencer },
     projects: [
       {
         test: {

@@ -82,6 +82,7 @@ server_down() {
   case $1 in
     kafka | redis | memcached) stop_pidfile "$1" "$INFRA_RUN/$1.pid" ;;
     kafka-cluster) kafka_cluster_down ;;
+    etcd) ;; # binaries only: nothing runs
     postgres)
       if [ -f "$INFRA_RUN/postgres.dir" ]; then
         local dir; dir=$(cat "$INFRA_RUN/postgres.dir")
@@ -164,8 +165,9 @@ main() {
         esac
       done
       etcd_fetch
-      # The product runs no etcd: only the tests, the benchmarks and `up etcd` need the built releases.
-      if [ "${build_etcd:-0}" = 1 ] || [ "$INFRA_PROFILE" != product ]; then etcd_build_all; fi
+      # Only `up etcd` builds the releases Debian does not package (minutes, once): the tests start it
+      # in the background (test/helpers/preparations.ts), bench:kvupgrade names it; the product runs no etcd.
+      if [ "${build_etcd:-0}" = 1 ]; then etcd_build_all; fi
       say "ready"
       ;;
     down)

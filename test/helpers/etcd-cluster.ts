@@ -14,6 +14,7 @@ import { systemClock } from '../../shared/clock.ts';
 import type { InfraEnv } from '../integration/global-setup.ts';
 import { etcdTlsFlags, makeCertificates, type TestCertificates } from './etcd-tls.ts';
 import { uniqueName } from './kafka.ts';
+import { prepared } from './preparations.ts';
 import { waitFor } from './wait-for.ts';
 
 export interface TestMember {
@@ -119,6 +120,9 @@ export async function createEtcdCluster(options: {
     return found;
   };
   const { release = '3.4.23', target = '3.5.16', via = [], tools = '3.5.16' } = options;
+  // Releases Debian does not package are built once (the integration setup starts that early).
+  if ([release, target, ...via, tools].some((v) => v !== '3.4.23' && v !== '3.5.16'))
+    await prepared('etcd-releases');
   const bin = {
     etcd34: join(dirOf(release), 'etcd'),
     etcd35: join(dirOf(target), 'etcd'),

@@ -17,6 +17,7 @@ import { freePort } from '../helpers/experiment-server.ts';
 import { uniqueName } from '../helpers/kafka.ts';
 import { createKatibCalls, type KatibCalls } from '../helpers/katib-calls.ts';
 import { ensureKatibSdk } from '../helpers/katib-sdk.ts';
+import { prepared } from '../helpers/preparations.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const run = promisify(execFile);
@@ -97,7 +98,8 @@ async function stopRole(name: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  const sdk = ensureKatibSdk();
+  const sdk = prepared('katib-sdk').then(() => ensureKatibSdk());
+  await prepared('test-image');
   image = await ensureTestImage();
   const group = uniqueName('test-container-persistence');
   // SQLite (the default store) in the image's declared volume: the only writable place. It starts

@@ -3,8 +3,7 @@
 // references are built exactly as written), then every object decoded strictly into its Kubernetes
 // API type by test/manifests (k8s.io/api, sigs.k8s.io/yaml strict), katib-config's entries too.
 import { execFile } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
-import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -12,34 +11,19 @@ import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALGORITHM_NAMES as EARLY_STOPPING_NAMES } from '../../services/experiment/earlystopping/algorithms.ts';
 import { ALGORITHMS } from '../../services/experiment/suggestion/registry.ts';
+import { KUSTOMIZE, MANIFEST_CHECKER, prepared } from '../helpers/preparations.ts';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
-const TOOLS = join(ROOT, '.bench-tools');
-const KUSTOMIZE = join(TOOLS, 'kustomize');
-const KUSTOMIZE_MODULE = 'sigs.k8s.io/kustomize/kustomize/v5@v5.7.1';
-const CHECKER = join(TOOLS, 'manifest-check');
-const CHECKER_SOURCE = join(ROOT, 'test', 'manifests');
+const CHECKER = MANIFEST_CHECKER;
 const KATIB = 'https://github.com/kubeflow/katib';
 
 type K8sObject = { kind: string; metadata: { name: string; namespace?: string }; [key: string]: unknown };
 let katibRepo: string;
 let gitEnv: NodeJS.ProcessEnv;
 
-/** The checker is rebuilt when a source is newer than it. */
-async function buildChecker(): Promise<void> {
-  const sources = (await readdir(CHECKER_SOURCE)).map((f) => statSync(join(CHECKER_SOURCE, f)).mtimeMs);
-  if (existsSync(CHECKER) && statSync(CHECKER).mtimeMs > Math.max(...sources)) return;
-  await run('go', ['build', '-o', CHECKER, '.'], { cwd: CHECKER_SOURCE, timeout: 600_000 });
-}
-
 beforeAll(async () => {
-  await Promise.all([
-    existsSync(KUSTOMIZE)
-      ? Promise.resolve()
-      : run('go', ['install', KUSTOMIZE_MODULE], { env: { ...process.env, GOBIN: TOOLS }, timeout: 600_000 }),
-    buildChecker(),
-  ]);
+  await prepared('manifest-tools');
   katibRepo = await mkdtemp(join(tmpdir(), 'katib-v0.19.0-'));
   await cp(join(ROOT, 'test', 'fixtures', 'katib-v0.19.0', 'manifests'), join(katibRepo, 'manifests'), {
     recursive: true,

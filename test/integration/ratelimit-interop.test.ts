@@ -3,12 +3,12 @@
 // Debian's python3-grpcio (C core) deciding, checking health and calling a missing method, and
 // envoyproxy/ratelimit's own client (grpc-go) over TLS.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { H2SPEC, prepared, RATELIMIT_CLIENT } from '../helpers/preparations.ts';
 import { createRuntimeFolder, type RuntimeFolder } from '../helpers/ratelimit-runtime.ts';
 import { type RatelimitServer, random, startRatelimitServer } from '../helpers/ratelimit-server.ts';
 import { type ListenerCertificates, listenerCertificates } from '../helpers/tls-certs.ts';
@@ -16,7 +16,6 @@ import { type ListenerCertificates, listenerCertificates } from '../helpers/tls-
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
 const CLIENT = join(ROOT, 'test', 'interop', 'ratelimit_client.py');
-const TOOLS = join(ROOT, '.bench-tools');
 /** Every h2spec case passes: 94 of RFC 7540 (http2), 7 of RFC 7541 (hpack), 44 generic ones. */
 const H2SPEC_ALL_PASS = '145 tests, 145 passed, 0 skipped, 0 failed';
 
@@ -28,14 +27,11 @@ descriptors:
       requests_per_unit: 3
 `;
 
-/** A Go tool from the gitignored .bench-tools/ (where the benchmarks keep theirs), built with `go install` when missing. */
-async function goTool(binary: string, module: string): Promise<string> {
-  const path = join(TOOLS, binary);
-  if (!existsSync(path))
-    await run('go', ['install', module], { env: { ...process.env, GOBIN: TOOLS }, timeout: 300_000 });
-  return path;
-}
-const h2spec = () => goTool('h2spec', 'github.com/summerwind/h2spec/cmd/h2spec@v2.2.1+incompatible');
+/** h2spec, built into the gitignored .bench-tools/ when missing (test/helpers/preparations.ts). */
+const h2spec = async () => {
+  await prepared('interop-tools');
+  return H2SPEC;
+};
 
 /** h2spec's summary line and the failures it lists (none when every case passes). */
 async function conformance(port: number, tls: boolean): Promise<{ summary: string; failures: string }> {
@@ -123,7 +119,8 @@ describe('the gRPC listener with clients nobody here wrote', () => {
   });
 
   it("decides for envoyproxy/ratelimit's own client (grpc-go) over TLS", async () => {
-    const client = await goTool('client_cmd', 'github.com/envoyproxy/ratelimit/src/client_cmd@latest');
+    await prepared('interop-tools');
+    const client = RATELIMIT_CLIENT;
     const { stdout } = await run(
       client,
       [
