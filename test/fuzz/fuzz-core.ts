@@ -42,7 +42,14 @@ export interface FuzzResult {
 
 export async function fuzz(
   target: FuzzTarget,
-  options: { seed: number; inputs: number; batch?: number; onProgress?: (done: number) => void },
+  options: {
+    seed: number;
+    inputs: number;
+    batch?: number;
+    /** Stops after the batch that passes this many milliseconds (the count says how far it got). */
+    maxMs?: number;
+    onProgress?: (done: number) => void;
+  },
 ): Promise<FuzzResult> {
   const rng = createRng(options.seed);
   const batch = options.batch ?? 1_000;
@@ -59,7 +66,10 @@ export async function fuzz(
   let slowestBatchMs = 0;
   let done = 0;
   try {
-    while (done < options.inputs) {
+    while (
+      done < options.inputs &&
+      performance.now() - started < (options.maxMs ?? Number.POSITIVE_INFINITY)
+    ) {
       const count = Math.min(batch, options.inputs - done);
       const batchStarted = performance.now();
       await target.run(rng, count, found);

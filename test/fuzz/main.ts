@@ -1,11 +1,16 @@
 // npm run fuzz: every target (or those named) for a number of inputs each, then one line per target
-// with its counts. `npm run fuzz -- --inputs 1000000 --seed 7 rls-request resp-reader`.
+// with its counts. `npm run fuzz -- --inputs 1000000 --seed 7 rls-request resp-reader`; `--minutes 20`
+// stops each target after that long (its line says how many inputs it ran).
 import { parseArgs } from 'node:util';
 import { fuzz } from './fuzz-core.ts';
 import { TARGETS } from './targets.ts';
 
 const { values, positionals } = parseArgs({
-  options: { inputs: { type: 'string', default: '1000000' }, seed: { type: 'string', default: '1' } },
+  options: {
+    inputs: { type: 'string', default: '1000000' },
+    seed: { type: 'string', default: '1' },
+    minutes: { type: 'string' },
+  },
   allowPositionals: true,
 });
 const inputs = Number(values.inputs);
@@ -20,6 +25,7 @@ for (const { target } of chosen) {
   const result = await fuzz(target, {
     seed,
     inputs,
+    ...(values.minutes === undefined ? {} : { maxMs: Number(values.minutes) * 60_000 }),
     onProgress: (done) => {
       if (performance.now() - lastReport < 30_000) return;
       lastReport = performance.now();

@@ -2,6 +2,12 @@
 // with the library again here.
 import { describe, expect, it } from 'vitest';
 import { decodeRateLimitRequest } from '../../../services/ratelimit/adapters/grpc/rls-codec.ts';
+import { parseJsonRequest } from '../../../services/ratelimit/adapters/http/json-codec.ts';
+import {
+  MemcacheProtocolError,
+  MemcacheReplyReader,
+} from '../../../services/ratelimit/adapters/memcached/memcache-replies.ts';
+import { compareJsonRequest } from '../../fuzz/targets/json-request.ts';
 import { compareReport } from '../../fuzz/targets/report-request.ts';
 import { compareRlsRequest } from '../../fuzz/targets/rls-request.ts';
 
@@ -46,5 +52,66 @@ describe('RLS request reader against protobufjs', () => {
   it('refuses a varint past 64 bits (Go refuses it; protobufjs keeps its low 64 bits)', () => {
     const bytes = hex('120d1a0b08fffffffffff7ffffff7f');
     expect(() => decodeRateLimitRequest(bytes)).toThrow('varint over 64 bits');
+  });
+});
+
+describe('POST /json reader against protobufjs', () => {
+  it.each([
+    // One field under its JSON and its proto name: the last was taken; protojson refuses a duplicate.
+    [
+      '{"domain":"","hits_addend":"9","hitsAddend":"007"}',
+      'invalid /json body: duplicate field "hitsAddend" in the body',
+    ],
+    [
+      '{"hitsAddend":256,"hits_addend":null}',
+      'invalid /json body: duplicate field "hits_addend" in the body',
+    ],
+    // null in a list was read as an empty descriptor; null stands for a field, not for an element.
+    ['{"descriptors":[null]}', 'invalid /json body: descriptors[0] must be an object'],
+    [
+      '{"descriptors":[{"entries":[null]}]}',
+      'invalid /json body: descriptors[0].entries[0] must be an object',
+    ],
+  ])('%s', (body, message) => {
+    expect(compareJsonRequest(body)).toBeUndefined();
+    expect(() => parseJsonRequest(body)).toThrow(message);
+  });
+});
+
+describe('memcached reply reader against the protocol text', () => {
+  const reader = (...chunks: string[]) => {
+    const replies = new MemcacheReplyReader();
+    for (const chunk of chunks) replies.push(Buffer.from(chunk, 'utf8'));
+    return replies;
+  };
+
+  it('refuses a VALUE line whose byte count is not a number (the loop that read it never ended)', () => {
+    expect(() => reader('VALUE k 0 x\r\nEND\r\n').next(true)).toThrow(MemcacheProtocolError);
+  });
+
+  it('counts a data block in bytes, not in UTF-16 characters', () => {
+    expect(reader('VALUE k 0 2\r\né\r\nEND\r\n').next(true)).toEqual({
+      kind: 'values',
+      values: new Map([['k', 'é']]),
+    });
+    expect(reader('VALUE k 0 2\r\n', 'é'.slice(0, 1), '\r\nEND\r\n').next(true)).toEqual({
+      kind: 'values',
+      values: new Map([['k', 'é']]),
+    });
+  });
+
+  it.each([
+    ['a data block longer than its count', 'VALUE k 0 1\r\n12\r\nEND\r\n'],
+    ['a line other than VALUE or END in a get reply', 'STORED\r\n'],
+    ['a key with a control character', 'VALUE k\u0000 0 1\r\n1\r\nEND\r\n'],
+  ])('refuses %s', (_, bytes) => {
+    expect(() => reader(bytes).next(true)).toThrow(MemcacheProtocolError);
+  });
+
+  it('takes an error line whose text holds a lone CR or LF as an error', () => {
+    expect(reader('CLIENT_ERROR bad\rformat\nhere\r\n').next(false)).toEqual({
+      kind: 'error',
+      line: 'CLIENT_ERROR bad\rformat\nhere',
+    });
   });
 });
