@@ -27,7 +27,8 @@ function reference(bytes: Buffer, requests: readonly boolean[]): { replies: Expe
       if (end < 0) return { replies, malformed: false }; // the rest has not come yet
       const line = bytes.toString('utf8', at, end);
       const words = line.split(' ');
-      if (words[0] === 'ERROR' ? words.length === 1 : ['CLIENT_ERROR', 'SERVER_ERROR'].includes(words[0]!)) {
+      // protocol.txt's ERROR has no text; servers that add some mean an error all the same.
+      if (['ERROR', 'CLIENT_ERROR', 'SERVER_ERROR'].includes(words[0]!)) {
         at = end + 2;
         replies.push({ kind: 'error', line });
         break;

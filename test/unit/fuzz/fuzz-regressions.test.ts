@@ -108,6 +108,14 @@ describe('memcached reply reader against the protocol text', () => {
     expect(() => reader(bytes).next(true)).toThrow(MemcacheProtocolError);
   });
 
+  it('takes ERROR followed by text as an error (the reference first read it as a line)', () => {
+    // Found by the 1,000,000-input run: a difference in the reference, not in the reader.
+    expect(reader('ERROR outemory\r\nEND\r\n').next(false)).toEqual({
+      kind: 'error',
+      line: 'ERROR outemory',
+    });
+  });
+
   it('takes an error line whose text holds a lone CR or LF as an error', () => {
     expect(reader('CLIENT_ERROR bad\rformat\nhere\r\n').next(false)).toEqual({
       kind: 'error',
