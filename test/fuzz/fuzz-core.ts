@@ -48,7 +48,7 @@ export async function fuzz(
     batch?: number;
     /** Stops after the batch that passes this many milliseconds (the count says how far it got). */
     maxMs?: number;
-    onProgress?: (done: number) => void;
+    onProgress?: (done: number, differences: number, crashes: number) => void;
   },
 ): Promise<FuzzResult> {
   const rng = createRng(options.seed);
@@ -75,7 +75,7 @@ export async function fuzz(
       await target.run(rng, count, found);
       slowestBatchMs = Math.max(slowestBatchMs, performance.now() - batchStarted);
       done += count;
-      options.onProgress?.(done);
+      options.onProgress?.(done, differences, crashes);
     }
   } finally {
     await target.close?.();

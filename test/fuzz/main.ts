@@ -26,10 +26,11 @@ for (const { target } of chosen) {
     seed,
     inputs,
     ...(values.minutes === undefined ? {} : { maxMs: Number(values.minutes) * 60_000 }),
-    onProgress: (done) => {
+    onProgress: (done, differences, crashes) => {
       if (performance.now() - lastReport < 30_000) return;
       lastReport = performance.now();
-      process.stderr.write(`  ${target.name}: ${done.toLocaleString('en')} inputs\n`);
+      const found = `${differences} differences, ${crashes} crashes`;
+      process.stderr.write(`  ${target.name}: ${done.toLocaleString('en')} inputs, ${found}\n`);
     },
   });
   failed ||= result.differences + result.crashes > 0;
