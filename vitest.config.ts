@@ -8,6 +8,8 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
+          // A ceiling that catches a hang, not a slow machine: a CI run may share two cores with a bench.
+          testTimeout: 30_000,
         },
       },
       {

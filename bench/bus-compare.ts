@@ -3,7 +3,7 @@
 // second client to the first. Every other BENCH_* setting goes through to bench/bus.ts.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { KAFKA_CLIENTS } from '../shared/bus/client/names.ts';
+import { KAFKA_CLIENTS } from '../shared/bus/index.ts';
 import { int, readSettings } from '../shared/settings.ts';
 
 const settings = readSettings({ rounds: int('BENCH_ROUNDS', 2, { min: 1, max: 10 }) }, process.env);

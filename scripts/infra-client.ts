@@ -16,6 +16,8 @@ export interface InfraEnv {
   KAFKA_CLUSTER_BROKERS: string;
   ETCD34_BIN_DIR: string;
   ETCD35_BIN_DIR: string;
+  /** `version=folder` of every etcd release in the cache, comma separated (3.4.23 ... 3.7.3). */
+  ETCD_RELEASES: string;
 }
 
 export interface InfraSession {

@@ -6,7 +6,8 @@
 #   infra.sh reset               down, then delete data folders (the download cache stays)
 #   infra.sh env                 KEY=value lines that clients use to reach the servers
 #   infra.sh pid SERVER [NODE]   the pid of a server this script started (tests that kill one)
-# Servers: kafka redis postgres memcached kafka-cluster; `up` also places etcd 3.4.23 and 3.5.16 in the cache.
+# Servers: kafka redis postgres memcached kafka-cluster; `up` also places etcd 3.4.23 and 3.5.16 in the cache,
+# and, for the test and bench profiles or `up etcd`, builds etcd 3.5.35, 3.6.16 and 3.7.3 (Go needed).
 # INFRA_PROFILE=test gives the tests servers of their own (other ports, other data), so a test run
 # never writes into what `npm start` shows, nor stops it; INFRA_PROFILE=bench does the same for the
 # benchmarks (scripts/bench-infra.sh), whose millions of events would otherwise be the product's.
@@ -126,9 +127,11 @@ cmd_status() {
       printf '%-14s %-5s 127.0.0.1:%s (cluster node %s)\n' kafka-cluster "$up" "$port" "$i"
     fi
   done
-  for v in "$ETCD34_DIR:$ETCD34_VERSION" "$ETCD35_DIR:$ETCD35_VERSION"; do
+  local built=() b
+  for b in "${ETCD_BUILT_VERSIONS[@]}"; do built+=("$(etcd_built_dir "$b"):$b"); done
+  for v in "$ETCD34_DIR:$ETCD34_VERSION" "$ETCD35_DIR:$ETCD35_VERSION" "${built[@]}"; do
     if etcd_has "${v%%:*}" "${v##*:}"; then printf '%-14s %-5s %s\n' "etcd" "${v##*:}" "${v%%:*}/usr/bin"
-    else printf '%-14s %-5s %s\n' "etcd" "${v##*:}" "not fetched"; fi
+    else printf '%-14s %-5s %s\n' "etcd" "${v##*:}" "not in the cache"; fi
   done
 }
 
@@ -141,6 +144,7 @@ MEMCACHE_HOST_PORT=127.0.0.1:$MEMCACHED_PORT
 POSTGRES_URL=postgres://$POSTGRES_USER:$POSTGRES_PASSWORD@127.0.0.1:$POSTGRES_PORT/$POSTGRES_DB
 ETCD34_BIN_DIR=$ETCD34_DIR/usr/bin
 ETCD35_BIN_DIR=$ETCD35_DIR/usr/bin
+ETCD_RELEASES=$(etcd_releases)
 ENV
 }
 
@@ -156,10 +160,12 @@ main() {
         case $s in
           kafka) kafka_up ;; redis) redis_up ;; postgres) postgres_up ;; memcached) memcached_up ;;
           kafka-cluster) kafka_cluster_up ;;
-          etcd) ;; *) die "unknown server '$s' (known: ${ALL_SERVERS[*]} etcd)" ;;
+          etcd) build_etcd=1 ;; *) die "unknown server '$s' (known: ${ALL_SERVERS[*]} etcd)" ;;
         esac
       done
       etcd_fetch
+      # The product runs no etcd: only the tests, the benchmarks and `up etcd` need the built releases.
+      if [ "${build_etcd:-0}" = 1 ] || [ "$INFRA_PROFILE" != product ]; then etcd_build_all; fi
       say "ready"
       ;;
     down)

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EXPERIMENT_NODE_OPTIONS } from '../services/experiment/node-options.ts';
 import { readExperimentSettings } from '../services/experiment/settings.ts';
 import { readRatelimitSettings } from '../services/ratelimit/settings/index.ts';
-import { TOPICS } from '../shared/bus/topics.ts';
+import { TOPICS } from '../shared/bus/index.ts';
 import type { Env } from '../shared/settings.ts';
 import { build, DIST } from './build.ts';
 import { startInfra } from './infra-client.ts';

@@ -56,17 +56,25 @@ export interface AppErrorOptions {
   readonly cause?: unknown;
   /** Overrides the table's default, e.g. an INTERNAL failure known to be transient. */
   readonly retriable?: boolean;
+  /** Overrides the table's HTTP status where HTTP says more (413 for a body too large). */
+  readonly http?: number;
+  /** HTTP headers the answer carries (a body too large closes the connection). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly retriable: boolean;
+  readonly headers: Readonly<Record<string, string>> | undefined;
+  readonly #http: number | undefined;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
     this.retriable = options.retriable ?? ERROR_TABLE[code].retriable;
+    this.headers = options.headers;
+    this.#http = options.http;
   }
 
   get grpcStatus(): GrpcStatus {
@@ -74,7 +82,7 @@ export class AppError extends Error {
   }
 
   get httpStatus(): number {
-    return ERROR_TABLE[this.code].http;
+    return this.#http ?? ERROR_TABLE[this.code].http;
   }
 }
 

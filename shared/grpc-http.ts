@@ -1,18 +1,23 @@
-// gRPC services over HTTP/JSON through the very handlers the gRPC server runs: a JSON body (proto3
-// JSON mapping: lowerCamelCase or original field names, enums by name, 64-bit integers as strings)
-// is checked against the .proto, encoded, and decoded by the method's own requestDeserialize, so the
-// handler receives exactly what a gRPC call would give it; its reply goes through responseSerialize
-// and back to JSON. A failure's gRPC status becomes an HTTP status through ERROR_TABLE.
+// gRPC services over HTTP/JSON through the very handlers the gRPC server runs (the handler
+// contract, shared/rpc/contract.ts): a JSON body (proto3 JSON mapping: lowerCamelCase or original
+// field names, enums by name, 64-bit integers as strings) is checked against the .proto, encoded,
+// and decoded by the method's own decoder, so the handler receives exactly what a gRPC call would
+// give it; its reply goes through the method's encoder and back to JSON. A failure becomes its HTTP
+// status through the one failure policy (shared/rpc/failure.ts).
 import path from 'node:path';
-import { Metadata, type ServerUnaryCall, type ServiceDefinition, type sendUnaryData } from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
-import { ERROR_TABLE, type ErrorCode, invalidArgument, notFound } from './errors.ts';
-import { callForHandler, type GrpcServiceRegistration, PROTO_ROOT } from './grpc.ts';
+import { invalidArgument, notFound } from './errors.ts';
+import { PROTO_ROOT } from './grpc.ts';
+import type { Logger } from './logger.ts';
+import { correlationIdOf, type HandlerContext, type RpcService, type UnaryMethod } from './rpc/contract.ts';
+import { type Failure, failureBody, failureOf } from './rpc/failure.ts';
 
 /** What a call gave: the HTTP status and the JSON body to send. */
 export interface GrpcJsonAnswer {
   readonly status: number;
   readonly body: unknown;
+  /** Why, when the call failed. */
+  readonly failure?: Failure;
 }
 
 export interface GrpcJsonCall {
@@ -20,10 +25,11 @@ export interface GrpcJsonCall {
   readonly path: string;
   /** The request body, already parsed from JSON (null/undefined = empty message). */
   readonly body: unknown;
-  readonly metadata?: Readonly<Record<string, string>>;
+  readonly metadata?: Readonly<Record<string, string | undefined>>;
   readonly peer: string;
   readonly deadline?: number;
-  readonly cancelled?: () => boolean;
+  /** Aborted when the HTTP caller goes away. */
+  readonly signal?: AbortSignal;
 }
 
 export interface GrpcJsonGateway {
@@ -33,27 +39,22 @@ export interface GrpcJsonGateway {
   call(call: GrpcJsonCall): Promise<GrpcJsonAnswer>;
 }
 
-/** The ErrorCode of a gRPC status, from the one table (each status appears once). */
-const CODE_OF_GRPC: ReadonlyMap<number, ErrorCode> = new Map(
-  (Object.entries(ERROR_TABLE) as [ErrorCode, (typeof ERROR_TABLE)[ErrorCode]][]).map(([code, m]) => [
-    m.grpc,
-    code,
-  ]),
-);
+/** The HTTP answer of a failure. */
+export const failureAnswer = (failure: Failure): GrpcJsonAnswer => ({
+  status: failure.http,
+  body: failureBody(failure),
+  failure,
+});
 
-/** The HTTP answer for an error a handler (or the JSON decoding) gave. */
-export function errorAnswer(code: ErrorCode, message: string): GrpcJsonAnswer {
-  return {
-    status: ERROR_TABLE[code].http,
-    body: { error: { code, grpcCode: ERROR_TABLE[code].grpc, message } },
-  };
-}
+const NEVER_ABORTED = new AbortController().signal;
 
 export function createGrpcJsonGateway(options: {
   readonly protoFiles: readonly string[];
-  /** The registrations the gRPC server hosts; each service's name comes from its methods' paths. */
-  readonly services: readonly GrpcServiceRegistration[];
+  /** The services the gRPC server hosts. */
+  readonly services: readonly RpcService[];
+  readonly logger: Logger;
 }): GrpcJsonGateway {
+  const { logger } = options;
   const root = new protobuf.Root();
   root.resolvePath = (_origin, target) => path.resolve(PROTO_ROOT, target);
   root.loadSync(
@@ -65,57 +66,53 @@ export function createGrpcJsonGateway(options: {
   interface Route {
     readonly requestType: protobuf.Type;
     readonly responseType: protobuf.Type;
-    readonly definition: ServiceDefinition[string];
-    readonly handler: (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => void;
+    readonly method: UnaryMethod<unknown, unknown>;
   }
   const routes = new Map<string, Route>();
   for (const service of options.services) {
-    for (const [methodName, definition] of Object.entries(service.definition)) {
-      if (definition.requestStream || definition.responseStream) continue;
-      const proto = root.lookupService(definition.path.split('/')[1]!);
-      const method = proto.methods[methodName];
-      const handler = service.implementation[methodName];
-      if (!method || typeof handler !== 'function') continue;
-      routes.set(definition.path, {
-        requestType: root.lookupType(method.requestType),
-        responseType: root.lookupType(method.responseType),
-        definition,
-        handler: handler as Route['handler'],
+    for (const method of service.unary) {
+      const [, serviceName, methodName] = method.path.split('/');
+      const proto = root.lookup(serviceName!);
+      if (!(proto instanceof protobuf.Service)) continue;
+      const rpc = proto.methods[methodName!];
+      if (!rpc) continue;
+      routes.set(method.path, {
+        requestType: root.lookupType(rpc.requestType),
+        responseType: root.lookupType(rpc.responseType),
+        method,
       });
     }
   }
 
   const call = async (input: GrpcJsonCall): Promise<GrpcJsonAnswer> => {
+    const site = { what: input.path, peer: input.peer, transport: 'HTTP' } as const;
     const route = routes.get(input.path);
-    if (!route) return errorAnswer('NOT_FOUND', notFound(`no method ${input.path}`).message);
+    if (!route) return failureAnswer(failureOf(notFound(`no method ${input.path}`), site, logger));
     let request: unknown;
     try {
       const plain = fromJson(route.requestType, input.body ?? {}, '');
-      const bytes = route.requestType.encode(route.requestType.fromObject(plain)).finish();
-      request = route.definition.requestDeserialize(Buffer.from(bytes));
+      const bytes = Buffer.from(route.requestType.encode(route.requestType.fromObject(plain)).finish());
+      request = route.method.decode(bytes);
     } catch (error) {
-      return errorAnswer('INVALID_ARGUMENT', (error as Error).message);
+      // The body is the caller's: whatever it makes fail on the way in is theirs to mend.
+      return failureAnswer(failureOf(invalidArgument((error as Error).message, error), site, logger));
     }
-    const metadata = new Metadata();
-    for (const [key, value] of Object.entries(input.metadata ?? {})) metadata.set(key, value);
-    const pseudoCall = callForHandler({
-      request,
+    const metadata = input.metadata ?? {};
+    const context: HandlerContext = {
+      path: input.path,
       metadata,
       peer: input.peer,
-      deadline: input.deadline ?? Number.POSITIVE_INFINITY,
-      cancelled: () => input.cancelled?.() ?? false,
-    });
-    return new Promise<GrpcJsonAnswer>((resolve) => {
-      route.handler(pseudoCall, (error, reply) => {
-        if (error) {
-          const code = CODE_OF_GRPC.get(error.code ?? 2) ?? 'UNKNOWN';
-          resolve(errorAnswer(code, error.details ?? ''));
-          return;
-        }
-        const bytes = route.definition.responseSerialize(reply);
-        resolve({ status: 200, body: toJson(route.responseType, route.responseType.decode(bytes)) });
-      });
-    });
+      deadline: input.deadline,
+      signal: input.signal ?? NEVER_ABORTED,
+      correlationId: correlationIdOf(metadata),
+    };
+    try {
+      const reply = await route.method.handle(request, context);
+      const bytes = route.method.encode(reply, 0);
+      return { status: 200, body: toJson(route.responseType, route.responseType.decode(bytes)) };
+    } catch (error) {
+      return failureAnswer(failureOf(error, site, logger));
+    }
   };
 
   return {

@@ -1,5 +1,5 @@
-import type { HealthService } from './grpc-health.ts';
 import type { Logger } from './logger.ts';
+import type { HealthService } from './rpc/health.ts';
 import type { Supervisor } from './supervisor.ts';
 
 export interface DependencyCheck {

@@ -4,6 +4,7 @@
 // (systemd, Kubernetes) restarts it. Nothing stops silently.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { toAppError } from './errors.ts';
 import type { Logger } from './logger.ts';
 
 /** What a supervised component hands back once started. */
@@ -24,10 +25,18 @@ export interface ComponentStatus {
 
 export interface Supervisor {
   /**
-   * Starts the component and keeps it running. Rejects if the first start fails (a service that
-   * cannot start its parts should not start at all).
+   * Starts the component and keeps it running. A first start that fails on a retriable error
+   * (Kafka's coordinator still moving, a topic just created) is tried again with backoff like a
+   * restart, the component reported as not running meanwhile; one that fails otherwise rejects (a
+   * service that cannot start its parts should not start at all).
    */
   supervise(name: string, start: () => Promise<Running>): Promise<void>;
+  /**
+   * Runs a step of the start that is not a component (creating the topics, the producer): a
+   * retriable failure is tried again with backoff, its reason logged once per change, until the
+   * give-up time; then, or on any other failure, it rejects.
+   */
+  retryStep<T>(name: string, step: () => Promise<T>): Promise<T>;
   status(name: string): ComponentStatus | undefined;
   /** Called after every change of any component's state. */
   onChange(listener: (name: string, status: ComponentStatus) => void): () => void;
@@ -93,7 +102,13 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     );
   }
 
-  async function restart(name: string, start: () => Promise<Running>, firstReason: string): Promise<void> {
+  /** `restarts` counts a start after a stop; the retries of a first start are not restarts. */
+  async function restart(
+    name: string,
+    start: () => Promise<Running>,
+    firstReason: string,
+    counted = true,
+  ): Promise<void> {
     const downSince = Date.now();
     let reason = firstReason;
     let count = statuses.get(name)?.restarts ?? 0;
@@ -123,24 +138,54 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
           await running.stop();
           return;
         }
-        count += 1;
-        restarts.inc({ component: name });
+        if (counted) {
+          count += 1;
+          restarts.inc({ component: name });
+        }
         set(name, { state: 'running', restarts: count });
-        logger.info({ component: name, restarts: count }, 'component running again');
+        logger.info({ component: name, restarts: count, attempts: attempt + 1 }, 'component running again');
         watch(name, running, start);
         return;
       } catch (error) {
-        reason = message(error);
-        logger.warn({ component: name, err: error, attempt: attempt + 1 }, 'component restart failed');
+        const next = message(error);
+        // Once per change: a broker that answers the same for a minute is one line, not a hundred.
+        if (next !== reason)
+          logger.warn({ component: name, err: error, attempt: attempt + 1 }, 'component start failed');
+        reason = next;
       }
     }
   }
 
   return {
     async supervise(name, start) {
-      const running = await start();
+      let running: Running;
+      try {
+        running = await start();
+      } catch (error) {
+        if (!toAppError(error).retriable) throw error;
+        logger.warn({ component: name, err: error }, 'component could not start yet; trying again');
+        void restart(name, start, message(error), false);
+        return;
+      }
       set(name, { state: 'running', restarts: 0 });
       watch(name, running, start);
+    },
+    async retryStep(name, step) {
+      const since = Date.now();
+      let reason: string | undefined;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await step();
+        } catch (error) {
+          const failure = toAppError(error);
+          if (!failure.retriable || stopped.signal.aborted || Date.now() - since >= giveUpAfterMs)
+            throw error;
+          if (failure.message !== reason)
+            logger.warn({ step: name, err: error, attempt: attempt + 1 }, `${name}: not yet; trying again`);
+          reason = failure.message;
+        }
+        await sleep(Math.min(maxDelayMs, initialDelayMs * 2 ** attempt));
+      }
     },
     status: (name) => statuses.get(name),
     onChange(listener) {

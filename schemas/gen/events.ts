@@ -367,6 +367,69 @@ export interface UpgradeProgressV2<Time = Date> {
   };
 }
 
+/** upgrade-progress.v3.avsc: One step of an etcd rolling upgrade (a patch, a minor, or a route of several hops) or online downgrade run by kvupgrade. Key: the cluster name. kind=transition events are the state machine's transitions (resume rebuilds the state from them); check, member_log and note events tell the rest of the story. */
+export interface UpgradeProgressV3<Time = Date> {
+  readonly event_id: string;
+  readonly occurred_at: Time;
+  readonly cluster: string;
+  /** One upgrade (or rollback) from its checks to its end; kept by resume. */
+  readonly run_id: null | string;
+  /** One invocation of the CLI: a resumed run has two sessions. */
+  readonly session_id: string;
+  /** run, resume or rollback */
+  readonly command: string;
+  readonly kind: 'transition' | 'check' | 'member_log' | 'note';
+  /** The trigger of a transition, the id of a check, or the meaning of a member's log line. */
+  readonly step: string;
+  /** The phase after this event. */
+  readonly phase: string;
+  readonly member: null | string;
+  readonly from_version: null | string;
+  readonly to_version: null | string;
+  /** Every release of the run in order (from, each hop's target); [from, to] for one hop; empty in events of v1 and v2. */
+  readonly route: readonly string[];
+  /** Which hop of the route the event is about, from 0; null in events of v1 and v2. */
+  readonly hop: null | number;
+  /** hop-completed: the leader's raft index when the hop's cluster version was raised (a 3.6 member must snapshot past it before 3.7). */
+  readonly raft_index: null | number;
+  /** A version a member reported: its server version, or the cluster version. */
+  readonly observed_version: null | string;
+  /** How long the step took (a member's stop-to-healthy time for member-upgraded). */
+  readonly elapsed_ms: null | number;
+  readonly leader: null | string;
+  readonly order: readonly string[];
+  readonly upgraded: readonly string[];
+  readonly pacing_ms: null | number;
+  readonly snapshot: null | {
+    readonly path: string;
+    readonly revision: number;
+    readonly hash: number;
+    readonly total_keys: number;
+    readonly total_bytes: number;
+    readonly taken_at: Time;
+    readonly member: string;
+  };
+  /** Revisions written after the snapshot, lost by a restore (when known). */
+  readonly lost_revisions: null | number;
+  readonly message: string;
+  readonly error: null | string;
+  /** Which cluster of that name the run is about, as the cluster said at the run's checks (checks-passed) or after its restore (restore-finished); null on other events. A cluster built again under the same name is another incarnation: its runs are told apart by these. */
+  readonly incarnation: null | {
+    /** etcd's cluster ID as decimal text (a uint64). */
+    readonly cluster_id: null | string;
+    /** The highest revision a member reported: a cluster's revision never goes back, except by a restore. */
+    readonly revision: null | number;
+    readonly members: ReadonlyArray<{
+      readonly name: string;
+      /** etcd's member ID as decimal text. */
+      readonly member_id: null | string;
+      readonly data_dir: string;
+      /** Changes when the data folder is made anew (inode and birth time of <data_dir>/member); null when the driver cannot tell. */
+      readonly data_dir_id: null | string;
+    }>;
+  };
+}
+
 /** Every event, in the version this code reads and writes. */
 export interface EventPayloads<Time = Date> {
   EarlyStoppingRulesIssued: EarlyStoppingRulesIssuedV2<Time>;
@@ -377,7 +440,7 @@ export interface EventPayloads<Time = Date> {
   RateLimitConfigPublished: RateLimitConfigPublishedV1<Time>;
   SuggestionsIssued: SuggestionsIssuedV3<Time>;
   TrialStatusChanged: TrialStatusChangedV1<Time>;
-  UpgradeProgress: UpgradeProgressV2<Time>;
+  UpgradeProgress: UpgradeProgressV3<Time>;
 }
 
 export type EventType = keyof EventPayloads;

@@ -1,51 +1,23 @@
-// The experiment service's wiring: the only place that reads the environment, creates clients,
-// starts servers and consumers, and registers how to stop them (in reverse order) on SIGTERM.
-
+// The experiment service's entry: reads the settings once, creates the process's clients, composes
+// the features (each wires itself: dbmanager/wiring.ts, suggestion/wiring.ts,
+// earlystopping/wiring.ts, web/adapters/start-web.ts), serves them on one gRPC server, keeps their
+// health, and registers how to stop everything (in reverse order) on SIGTERM.
 import { createBus, createEventProducer, dlqOf, TOPICS } from '../../shared/bus/index.ts';
-import { systemClock } from '../../shared/clock.ts';
-import {
-  createHealthService,
-  type GrpcServiceRegistration,
-  loadPackageDefinition,
-  lookupService,
-  startGrpcServer,
-} from '../../shared/grpc.ts';
-import { startH2GrpcServer } from '../../shared/grpc-server/grpc-js-services.ts';
+import { loadPackageDefinition } from '../../shared/grpc.ts';
+import { startGrpcServer } from '../../shared/grpc-server/grpc-server.ts';
 import { componentChecks, type DependencyCheck, watchDependencies } from '../../shared/health-checks.ts';
 import { createLifecycle } from '../../shared/lifecycle.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { createMetricsRegistry, startMetricsServer } from '../../shared/metrics.ts';
+import { createHealthService } from '../../shared/rpc/health.ts';
 import { SettingsError } from '../../shared/settings.ts';
-import { createSupervisor, type Running } from '../../shared/supervisor.ts';
-import { createLocalCommits } from './common/local-commits.ts';
-import { createReadBarrier } from './common/read-barrier.ts';
-import { watchStore } from './common/store-watch.ts';
-import { createDbManagerHandlers } from './dbmanager/adapters/grpc-handlers.ts';
-import { createIngestAdmission, type IngestAdmission } from './dbmanager/adapters/ingest-admission.ts';
-import { withObservationLogEncoder } from './dbmanager/adapters/observation-log-encoding.ts';
-import {
-  openObservationStore,
-  readModelDatabaseOf,
-  storeConfigOf,
-  storeName,
-} from './dbmanager/adapters/observation-store-config.ts';
-import { startPersistenceConsumer } from './dbmanager/adapters/persistence-consumer.ts';
-import { startPersistenceThread } from './dbmanager/adapters/persistence-thread.ts';
-import { openReadModel } from './dbmanager/adapters/read-model-store.ts';
-import { withReportReader } from './dbmanager/adapters/report-request.ts';
-import { startEarlyStoppingJudge } from './earlystopping/adapters/early-stopping-judge.ts';
-import { createEarlyStoppingHandlers } from './earlystopping/adapters/grpc-handlers.ts';
-import { startJudgeThread } from './earlystopping/adapters/judge-thread.ts';
-import { createRemoteCurves } from './earlystopping/adapters/remote-curves.ts';
+import { createSupervisor } from '../../shared/supervisor.ts';
+import type { HostedFeature, WiringDeps } from './common/wiring.ts';
+import { storeConfigOf } from './dbmanager/adapters/observation-store-config.ts';
+import { type Observations, openObservations, wireDbManager } from './dbmanager/wiring.ts';
+import { EARLY_STOPPING_JUDGE, startJudge, wireEarlyStopping } from './earlystopping/wiring.ts';
 import { readExperimentSettings } from './settings.ts';
-import { createSuggestionHandlers } from './suggestion/adapters/grpc-handlers.ts';
-import {
-  type KafkaControllerStateStore,
-  openKafkaControllerStateStore,
-} from './suggestion/adapters/kafka-controller-state-store.ts';
-import { createSuggestionThreads } from './suggestion/adapters/suggestion-threads.ts';
-import { withSuggestionsRequestReader } from './suggestion/adapters/suggestions-request.ts';
-import type { ControllerStateStore } from './suggestion/ports.ts';
+import { SUGGESTION_FOLLOWER, wireSuggestion } from './suggestion/wiring.ts';
 import { startWeb } from './web/adapters/start-web.ts';
 
 let settings: ReturnType<typeof readExperimentSettings>;
@@ -60,6 +32,14 @@ try {
 const logger = createLogger({ name: 'experiment', level: settings.logLevel });
 const lifecycle = createLifecycle({ logger, deadlineMs: settings.shutdownDeadlineMs });
 lifecycle.stopOnSignals();
+const hosts = (service: (typeof settings.services)[number]) => settings.services.includes(service);
+// What reads observations or statuses: a suggestion-only instance opens neither them nor a store.
+const usesObservations =
+  hosts('dbmanager') ||
+  hosts('earlystopping') ||
+  settings.persistenceConsumer ||
+  settings.earlyStoppingJudge ||
+  settings.http;
 
 try {
   const registry = createMetricsRegistry('experiment');
@@ -71,272 +51,127 @@ try {
   });
   lifecycle.onStop('metrics server', () => metricsServer.stop());
 
-  const bus = createBus({
+  const kafka = {
     brokers: settings.kafkaBrokers,
     clientId: settings.kafkaClientId,
     client: settings.kafkaClient,
-    logger,
-  });
+    failpoints: settings.kafkaFailpoints,
+  };
+  const bus = createBus({ ...kafka, logger });
   lifecycle.onStop('kafka', () => bus.close());
-  const hosts = (service: (typeof settings.services)[number]) => settings.services.includes(service);
-  // What reads observations or statuses: a suggestion-only instance opens neither them nor a store.
-  const usesObservations =
-    hosts('dbmanager') ||
-    hosts('earlystopping') ||
-    settings.persistenceConsumer ||
-    settings.earlyStoppingJudge ||
-    settings.http;
-  await bus.ensureTopics(
-    [
-      ...(usesObservations ? [TOPICS.observations, TOPICS.trialStatus, TOPICS.earlyStoppingRules] : []),
-      TOPICS.suggestions,
-    ].flatMap((topic) => [topic, dlqOf(topic)]),
-  );
-  // Read, never consumed by a group: no dead-letter topic.
-  if (hosts('suggestion')) await bus.ensureTopics([TOPICS.nasControllerState]);
-
-  // Created once the store is open; the producer tells it where acknowledged reports landed.
-  let admission: IngestAdmission | undefined;
-  const producer = await createEventProducer(bus, {
-    registry,
-    onWritten: (written) => admission?.written(written),
-  });
-  lifecycle.onStop('producer', () => producer.disconnect());
-
-  // Long-lived consumers are restarted when they stop on an error; the process gives up (exit 1,
-  // for its own supervisor to restart it) when one cannot run again within two minutes.
+  // Long-lived consumers are restarted when they stop on an error, and the start's steps and
+  // components are tried again while Kafka answers with a retriable error; the process gives up
+  // (exit 1, for its own supervisor to restart it) when one cannot run within two minutes.
   const supervisor = createSupervisor({
     logger,
     registry,
     onGiveUp: () => void lifecycle.stop('a component could not be restarted').then(() => process.exit(1)),
   });
+  await supervisor.retryStep('creating the topics', async () => {
+    await bus.ensureTopics(
+      [
+        ...(usesObservations ? [TOPICS.observations, TOPICS.trialStatus, TOPICS.earlyStoppingRules] : []),
+        TOPICS.suggestions,
+      ].flatMap((topic) => [topic, dlqOf(topic)]),
+    );
+    // Read, never consumed by a group: no dead-letter topic.
+    if (hosts('suggestion')) await bus.ensureTopics([TOPICS.nasControllerState]);
+  });
 
-  const storeConfig = storeConfigOf(settings);
-  const opened = usesObservations ? await openObservationStore(storeConfig, logger) : undefined;
-  // Reads fail at once with the store's reason while it is lost (a PostgreSQL outage).
-  const storeWatch = opened ? watchStore(opened, { name: storeName(storeConfig) }) : undefined;
-  const store = storeWatch?.store;
-  if (store) lifecycle.onStop('observation store', () => store.close());
-
-  // The read model is kept by the persistence consumer (the thread's on its own connection) and
-  // read here by the web side.
-  const readModel =
-    store && (settings.http || (settings.persistenceConsumer && !settings.persistenceThread))
-      ? await openReadModel(readModelDatabaseOf(storeConfig), store)
-      : undefined;
-  if (readModel) lifecycle.onStop('read model', () => readModel.close());
-  // Persistence runs on a thread of its own unless PERSISTENCE_THREAD=false (~30 MiB less, one
-  // thread for everything). Its commits let the read barriers pass without asking Kafka.
-  // Threads (persistence, early stopping) open Kafka clients of their own.
-  const kafkaOfThreads = {
-    brokers: settings.kafkaBrokers,
-    clientId: settings.kafkaClientId,
-    client: settings.kafkaClient,
-  };
-  const localCommits = createLocalCommits();
-  if (store && settings.persistenceConsumer && hosts('dbmanager') && settings.reportLagBudgetMs > 0)
-    admission = createIngestAdmission({
-      topic: TOPICS.observations.name,
-      budgetMs: settings.reportLagBudgetMs,
-      maxWaitMs: settings.reportLagMaxWaitMs,
-      now: () => systemClock.now(),
-      storeLost: () => storeWatch?.unreachable('') !== undefined,
+  // The producer tells the report admission (made with the store, below) where acknowledged reports landed.
+  let observations: Observations | undefined;
+  const producer = await supervisor.retryStep('connecting the producer', () =>
+    createEventProducer(bus, {
       registry,
+      onWritten: (written) => observations?.admission?.written(written),
+    }),
+  );
+  lifecycle.onStop('producer', () => producer.disconnect());
+  const deps: WiringDeps = {
+    logger,
+    lifecycle,
+    registry,
+    bus,
+    producer,
+    supervisor,
+    kafkaOfThreads: kafka,
+    logLevel: settings.logLevel,
+    shutdownDeadlineMs: settings.shutdownDeadlineMs,
+  };
+
+  if (usesObservations)
+    observations = await openObservations(deps, {
+      store: storeConfigOf(settings),
+      readModel: settings.http,
+      persistence: settings.persistenceConsumer && {
+        thread: settings.persistenceThread,
+        groupId: settings.persistenceGroup,
+        sessionTimeoutMs: settings.consumerSessionTimeoutMs,
+        batchWaitMs: settings.persistenceBatchWaitMs,
+        rebuildReadModel: settings.readModelRebuild,
+      },
+      ...(hosts('dbmanager') && settings.reportLagBudgetMs > 0
+        ? { admission: { budgetMs: settings.reportLagBudgetMs, maxWaitMs: settings.reportLagMaxWaitMs } }
+        : {}),
+      barrier: { groupId: settings.persistenceGroup, timeoutMs: settings.readBarrierTimeoutMs },
     });
-  // Reports held for a store that is now lost go at once.
-  if (admission && storeWatch) storeWatch.onChange(() => admission?.recheck());
-  const onCommitted = (topic: string, partition: number, next: bigint) => {
-    localCommits.record(topic, partition, next);
-    admission?.committed(topic, partition, next);
-  };
-  const onAssigned = (assignment: ReadonlyMap<string, readonly number[]>) => admission?.assigned(assignment);
-  // A consumer that ended applies nothing until it runs again: reports do not wait for it.
-  const unassignedOnEnd = async (running: Promise<Running>): Promise<Running> => {
-    const started = await running;
-    started.ended.catch(() => onAssigned(new Map()));
-    return started;
-  };
-  const persistence = {
-    groupId: settings.persistenceGroup,
-    sessionTimeoutMs: settings.consumerSessionTimeoutMs,
-    batchWaitMs: settings.persistenceBatchWaitMs,
-    rebuildReadModel: settings.readModelRebuild,
-  };
-  if (store && settings.persistenceConsumer)
-    await supervisor.supervise('persistence consumer', () =>
-      unassignedOnEnd(
-        settings.persistenceThread
-          ? startPersistenceThread({
-              config: {
-                kafka: kafkaOfThreads,
-                store: storeConfig,
-                readModel: true,
-                ...persistence,
-                logLevel: settings.logLevel,
-              },
-              logger,
-              registry,
-              observeStore: (error) => storeWatch?.observe(error),
-              onCommitted,
-              onAssigned,
-              stopDeadlineMs: settings.shutdownDeadlineMs / 2,
-            })
-          : startPersistenceConsumer({
-              bus,
-              producer,
-              store,
-              readModel,
-              ...persistence,
-              onCommitted,
-              onAssigned,
-              logger,
-              registry,
-            }),
+
+  const api = loadPackageDefinition(['api/v1beta1/api.proto']);
+  const hosted: HostedFeature[] = [];
+  if (observations && hosts('dbmanager')) hosted.push(wireDbManager(deps, observations, api));
+  if (hosts('suggestion'))
+    hosted.push(
+      await wireSuggestion(
+        deps,
+        {
+          catchUpTimeoutMs: settings.readBarrierTimeoutMs,
+          nasStateCacheBytes: settings.nasStateCacheMb * 1024 * 1024,
+          threads: settings.suggestionThreads,
+        },
+        api,
       ),
     );
-
-  const root = loadPackageDefinition(['api/v1beta1/api.proto']);
-  const hosted: GrpcServiceRegistration[] = [];
-  // Health answers for each hosted service under every name a caller may probe.
-  const healthNames = ['', 'grpc.health.v1.Health'];
-
-  if (store && hosts('dbmanager')) {
-    const barrier = createReadBarrier({
-      bus,
-      topic: TOPICS.observations.name,
-      groupId: settings.persistenceGroup,
-      timeoutMs: settings.readBarrierTimeoutMs,
-      storeLost: (what) => storeWatch?.unreachable(what),
-      ...(settings.persistenceConsumer ? { localCommits } : {}),
-    });
-    hosted.push({
-      definition: withReportReader(
-        withObservationLogEncoder(lookupService(root, 'api.v1.beta1.DBManager').service),
-      ),
-      implementation: createDbManagerHandlers({
-        producer,
-        store,
-        barrier,
-        ...(admission ? { admission } : {}),
-        clock: systemClock,
-        logger,
-      }),
-    });
-    healthNames.push('api.v1.beta1.DBManager');
-  }
-
-  if (hosts('suggestion')) {
-    // Restarted as a whole (it rebuilds from its topic): the handlers keep asking the current one.
-    let following: KafkaControllerStateStore | undefined;
-    await supervisor.supervise('NAS controller-state follower', async () => {
-      following = await openKafkaControllerStateStore({
-        bus,
-        producer,
-        clock: systemClock,
-        logger,
-        catchUpTimeoutMs: settings.readBarrierTimeoutMs,
-        cacheBytes: settings.nasStateCacheMb * 1024 * 1024,
-      });
-      return { ended: following.ended, stop: () => following!.close() };
-    });
-    const controllerStates: ControllerStateStore = {
-      latest: (experiment) => following!.latest(experiment),
-      save: (experiment, state) => following!.save(experiment, state),
-    };
-    const threads =
-      settings.suggestionThreads > 0
-        ? createSuggestionThreads({ size: settings.suggestionThreads, logger })
-        : undefined;
-    if (threads) lifecycle.onStop('suggestion threads', () => threads.close());
-    hosted.push({
-      definition: withSuggestionsRequestReader(lookupService(root, 'api.v1.beta1.Suggestion').service),
-      implementation: createSuggestionHandlers({
-        producer,
-        clock: systemClock,
-        logger,
-        registry,
-        controllerStates,
-        ...(threads ? { threads } : {}),
-      }),
-    });
-    // Katib's suggestion pods are probed as manager.v1beta1.Suggestion.
-    healthNames.push('api.v1.beta1.Suggestion', 'manager.v1beta1.Suggestion');
-  }
-
-  if (store && hosts('earlystopping')) {
-    const barrierFor = (topic: string) =>
-      createReadBarrier({
-        bus,
-        topic,
-        groupId: settings.persistenceGroup,
-        timeoutMs: settings.readBarrierTimeoutMs,
-        storeLost: (what) => storeWatch?.unreachable(what),
-        ...(settings.persistenceConsumer ? { localCommits } : {}),
-      });
-    const remote = createRemoteCurves({ deadlineMs: settings.dbManagerDeadlineMs });
-    lifecycle.onStop('remote DBManager clients', () => remote.close());
-    hosted.push({
-      definition: lookupService(root, 'api.v1.beta1.EarlyStopping').service,
-      implementation: createEarlyStoppingHandlers({
-        producer,
-        store,
-        observationsBarrier: barrierFor(TOPICS.observations.name),
-        statusBarrier: barrierFor(TOPICS.trialStatus.name),
-        remoteCurves: remote.reader,
-        clock: systemClock,
-        logger,
-      }),
-    });
-    healthNames.push('api.v1.beta1.EarlyStopping');
-  }
-
-  if (settings.earlyStoppingJudge) {
-    const judge = {
+  if (observations && hosts('earlystopping'))
+    hosted.push(
+      wireEarlyStopping(deps, observations, { dbManagerDeadlineMs: settings.dbManagerDeadlineMs }, api),
+    );
+  if (settings.earlyStoppingJudge)
+    await startJudge(deps, {
+      thread: settings.earlyStoppingThread,
       groupId: settings.earlyStoppingGroup,
       sessionTimeoutMs: settings.consumerSessionTimeoutMs,
       catchUpTimeoutMs: settings.readBarrierTimeoutMs,
       lookbackMs: settings.earlyStoppingLookbackMs,
-    };
-    await supervisor.supervise('early-stopping judge', () =>
-      settings.earlyStoppingThread
-        ? startJudgeThread({
-            config: { kafka: kafkaOfThreads, ...judge, logLevel: settings.logLevel },
-            logger,
-            registry,
-            stopDeadlineMs: settings.shutdownDeadlineMs / 2,
-          })
-        : startEarlyStoppingJudge({ bus, producer, clock: systemClock, logger, ...judge, registry }),
-    );
-  }
+    });
   lifecycle.onStop('consumers and followers', () => supervisor.stop());
 
   const health = createHealthService();
-  const startServer = settings.grpcServer === 'own' ? startH2GrpcServer : startGrpcServer;
-  const server = await startServer({
+  const server = await startGrpcServer({
     host: settings.grpcHost,
     port: settings.grpcPort,
     maxMessageBytes: settings.grpcMaxMessageBytes,
-    // Replies are ours: a trial's whole log may be larger than any request.
-    maxSendMessageBytes: 256 * 1024 * 1024,
+    // grpc-js's wording, which Katib's Python and Go clients were answered with before.
+    oversizeDetails: (size, max) => `Received message larger than max (${size} vs ${max})`,
     logger,
-    services: [...hosted, health],
+    services: [...hosted.map((feature) => feature.service), health.rpc],
   });
+  logger.info({ host: settings.grpcHost, port: server.port }, 'gRPC server listening');
   lifecycle.onStop('grpc server', async () => {
     health.shutdown();
     await server.stop(settings.shutdownDeadlineMs / 2);
   });
 
   const web =
-    store && settings.http && readModel
+    observations?.readModel && settings.http
       ? await startWeb({
           host: settings.grpcHost,
           port: settings.httpPort,
           maxBodyBytes: settings.grpcMaxMessageBytes,
           sseMaxBufferedBytes: settings.sseMaxBufferedBytes,
           bus,
-          store,
-          readModel,
-          services: hosted,
+          store: observations.store,
+          readModel: observations.readModel,
+          services: hosted.map((feature) => feature.service),
           lifecycle,
           logger,
           registry,
@@ -345,6 +180,7 @@ try {
 
   // Kafka matters to every service; the store and the consumers to the services reading them.
   const readers = ['api.v1.beta1.DBManager', 'api.v1.beta1.EarlyStopping'];
+  const store = observations?.store;
   const checks: DependencyCheck[] = [
     {
       name: 'kafka',
@@ -358,16 +194,15 @@ try {
       : []),
     ...componentChecks(supervisor, [
       { name: 'persistence consumer', services: readers },
-      { name: 'early-stopping judge', services: ['api.v1.beta1.EarlyStopping'] },
-      {
-        name: 'NAS controller-state follower',
-        services: ['api.v1.beta1.Suggestion', 'manager.v1beta1.Suggestion'],
-      },
+      { name: EARLY_STOPPING_JUDGE, services: ['api.v1.beta1.EarlyStopping'] },
+      { name: SUGGESTION_FOLLOWER, services: ['api.v1.beta1.Suggestion', 'manager.v1beta1.Suggestion'] },
     ]),
   ];
+  const storeWatch = observations?.storeWatch;
   const stopWatching = await watchDependencies({
     health,
-    services: healthNames,
+    // Health answers for each hosted service under every name a caller may probe.
+    services: ['', 'grpc.health.v1.Health', ...hosted.flatMap((feature) => feature.healthNames)],
     checks,
     intervalMs: 2_000,
     timeoutMs: 1_500,

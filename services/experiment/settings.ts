@@ -42,7 +42,6 @@ export const experimentSettingsSpec = {
   readModelRebuild: bool('READ_MODEL_REBUILD', true),
   sseMaxBufferedBytes: int('SSE_MAX_BUFFERED_BYTES', 1024 * 1024, { min: 4096, max: 1024 * 1024 * 1024 }),
   /** `own`: HTTP/2 of our own (shared/grpc-server), cheaper per call; `grpc-js`: @grpc/grpc-js's server on node:http2. */
-  grpcServer: oneOf('EXPERIMENT_GRPC_SERVER', ['own', 'grpc-js'] as const, 'own'),
   logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
   store: oneOf('OBSERVATION_STORE', ['sqlite', 'postgres'] as const, 'sqlite'),
   sqliteFile: str('SQLITE_FILE', 'data/experiment/observations.db', 'a file path (its folder is created)'),

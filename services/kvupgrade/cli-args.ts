@@ -16,17 +16,19 @@ export interface CliOptions {
 
 export const USAGE = `usage: kvupgrade <command> --cluster <file.yaml> [--allow-auth] [--yes] [--output text|json]
 
-Rolling upgrade of an etcd cluster from 3.4 to 3.5, member by member, with every step recorded
-as an UpgradeProgress event on the kv.upgrade-progress topic (key: the cluster's name).
+Rolling upgrade of an etcd cluster (a patch, 3.4 -> 3.5, 3.5 -> 3.6, 3.6 -> 3.7, or a route through
+several minors: binaries.via), member by member, with every step recorded as an UpgradeProgress
+event on the kv.upgrade-progress topic (key: the cluster's name).
 
 commands:
   plan       every pre-flight check with its verdict, the order, the snapshot, the point of no return; changes nothing
-  run        plan's checks, then snapshot from the leader, then each member (followers first, leader last);
-             rolls back to 3.4 by itself on a failure while any member still runs 3.4
+  run        plan's checks, then snapshot from the leader, then each member (followers first, leader last),
+             hop after hop; rolls back by itself on a failure while any member still runs the older release
   status     where the cluster stands, from its events
   resume     finishes an interrupted run (even a killed one) from its events
-  rollback   before the cluster version is 3.5: the 3.4 binary back on every upgraded member;
-             after it: restores the snapshot into new data folders (says what is lost; needs --yes)
+  rollback   before the cluster version is raised (or after a patch): the older binary on every upgraded member;
+             after 3.5 -> 3.6 or 3.6 -> 3.7: etcd's online downgrade, every write kept;
+             after 3.4 -> 3.5: restores the snapshot into new data folders (says what is lost; needs --yes)
 
 options:
   --cluster <file>   the cluster file (members, binaries, driver, options)

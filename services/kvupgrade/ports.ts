@@ -41,6 +41,15 @@ export interface MemberDriver {
    * moves the old one aside (never deleted) and the new one into place. The member must be stopped.
    */
   restoreData(member: MemberSpec, restore: RestoreRequest): Promise<{ readonly movedAside: string }>;
+  /**
+   * `etcdutl check v2store` (a 3.5 etcdutl: 3.6 and 3.7 have no such command) on the member's data folder (not in use: the member is stopped): whether
+   * the v2 store holds custom (non-membership) content, with etcdutl's words. Undefined when this
+   * driver cannot run it; rejects with UNAVAILABLE when etcdutl could not run.
+   */
+  checkV2store(
+    member: MemberSpec,
+    etcdutl: string,
+  ): Promise<{ readonly clean: boolean; readonly detail: string } | undefined>;
 }
 
 export interface ProcessSighting {
@@ -67,6 +76,10 @@ export interface MemberStatus {
   readonly revision: number;
   readonly raftIndex: number;
   readonly version: string;
+  /** The version of the member's data file (3.6 on; undefined before). */
+  readonly storageVersion?: string;
+  /** A downgrade the cluster is enabled for (3.6 on; undefined when none or before 3.6). */
+  readonly downgradeTarget?: string;
 }
 
 export interface ClusterMember {
@@ -74,6 +87,7 @@ export interface ClusterMember {
   readonly name: string;
   readonly peerUrls: readonly string[];
   readonly clientUrls: readonly string[];
+  readonly isLearner: boolean;
 }
 
 /** etcd's HTTP endpoints and v3 JSON gateway on one client URL. Failures reject with UNAVAILABLE. */
@@ -82,7 +96,10 @@ export interface EtcdClient {
   certificate(url: string): Promise<{ readonly subject: string; readonly notAfter: number } | undefined>;
   /** `/health` says `"health":"true"` (a string). */
   health(url: string): Promise<boolean>;
-  version(url: string): Promise<{ readonly server: string; readonly cluster: string }>;
+  /** `storage` is the data file's version, reported from 3.6 on. */
+  version(
+    url: string,
+  ): Promise<{ readonly server: string; readonly cluster: string; readonly storage?: string }>;
   /** `etcd_server_is_leader` from `/metrics`. */
   isLeader(url: string): Promise<boolean>;
   /**
@@ -100,6 +117,11 @@ export interface EtcdClient {
   forgetToken(url: string): void;
   /** Must be sent to the leader; resolves once leadership moved. */
   moveLeader(leaderUrl: string, targetId: string): Promise<void>;
+  /**
+   * etcd's downgrade API (3.5 on; what `etcdctl downgrade validate|enable|cancel <version>` sends):
+   * resolves with the cluster version it answered; rejects with FAILED_PRECONDITION and etcd's words.
+   */
+  downgrade(url: string, action: 'validate' | 'enable' | 'cancel', version: string): Promise<string>;
 }
 
 export interface SnapshotStatus {

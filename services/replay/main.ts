@@ -50,6 +50,7 @@ async function main(): Promise<number> {
     brokers: settings.kafkaBrokers,
     clientId: `${settings.kafkaClientId}-replay`,
     client: settings.kafkaClient,
+    failpoints: settings.kafkaFailpoints,
     logger,
   });
 

@@ -3,7 +3,13 @@
 import { type EventCatalog, loadCatalog } from '../avro/catalog.ts';
 import { notFound, unavailable } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { type KafkaClient, type KafkaClientName, openKafkaClient, type Watermarks } from './client/index.ts';
+import {
+  type Failpoint,
+  type KafkaClient,
+  type KafkaClientName,
+  openKafkaClient,
+  type Watermarks,
+} from './client/index.ts';
 import { createKafkaLink, type KafkaLink } from './kafka-link.ts';
 import { ensureTopics, type TopicDeclaration } from './topics.ts';
 
@@ -39,6 +45,8 @@ export interface BusOptions {
   readonly logger: Logger;
   /** The Kafka library (KAFKA_CLIENT). Default kafkajs. */
   readonly client?: KafkaClientName;
+  /** Calls made to fail on purpose (KAFKA_FAILPOINTS, tests). */
+  readonly failpoints?: readonly Failpoint[];
   /** Default: the product's schemas. */
   readonly catalog?: EventCatalog;
   /** Replaces the link to Kafka made from the brokers (tests). */
@@ -54,6 +62,7 @@ export function createBus(options: BusOptions): Bus {
     brokers: options.brokers,
     clientId: options.clientId,
     logger,
+    ...(options.failpoints ? { failpoints: options.failpoints } : {}),
   });
 
   const link =

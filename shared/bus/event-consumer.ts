@@ -49,6 +49,8 @@ export interface EventConsumerOptions<E = EventPayloads> {
   readonly minBytes?: number;
   /** After a batch, the next fetch waits this long (see ConsumeOptions). Default 0. */
   readonly lingerMs?: number;
+  /** Checked before each linger: false skips it (see ConsumeOptions). */
+  readonly lingerIf?: () => boolean;
   readonly retry?: {
     readonly attempts?: number;
     readonly initialDelayMs?: number;
@@ -214,6 +216,7 @@ export async function startEventConsumer<E = EventPayloads>(
     ...(options.handleTogether ? { concurrentPartitions: TOGETHER_PARTITIONS } : {}),
     ...(options.minBytes === undefined ? {} : { minBytes: options.minBytes }),
     ...(options.lingerMs === undefined ? {} : { lingerMs: options.lingerMs }),
+    ...(options.lingerIf === undefined ? {} : { lingerIf: options.lingerIf }),
     startAt: () => undefined,
     onBatch,
     onAssigned: (assignment) => {

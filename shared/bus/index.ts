@@ -1,5 +1,12 @@
 export { type Bus, type BusOptions, createBus } from './bus.ts';
 export { busMetrics } from './bus-metrics.ts';
+export {
+  FAILPOINT_METHODS,
+  type Failpoint,
+  KAFKA_CLIENTS,
+  type KafkaClientName,
+  RETRIABLE_KAFKA_ERRORS,
+} from './client/index.ts';
 export type { RawRecord, Watermarks, WrittenPartition } from './client/types.ts';
 export { type EventConsumer, type EventConsumerOptions, startEventConsumer } from './event-consumer.ts';
 export {

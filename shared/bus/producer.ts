@@ -22,8 +22,12 @@ export interface EventProducer<E = WritablePayloads> {
    * rejects the whole call with INVALID_ARGUMENT, nothing sent.
    */
   publishEncoded(topic: string, events: readonly EncodedEvent[]): Promise<void>;
-  /** The first 10 bytes (marker and fingerprint) of every value of `eventType` this producer writes. */
-  schemaHeader(eventType: keyof E & string): Buffer;
+  /**
+   * The first 10 bytes (marker and fingerprint) of every value of `eventType` this producer writes,
+   * for a hand-written encoder of schema `version`: throws (INTERNAL) when `version` is not the
+   * current one, so an encoder left behind by a schema change fails at start, not on a reader.
+   */
+  schemaHeader(eventType: keyof E & string, version: number): Buffer;
   /** Writes records as they are, to the partition of their key (tools, tests). */
   publishRaw(
     topic: string,
@@ -233,7 +237,15 @@ export async function createEventProducer<E = WritablePayloads>(
         const partitions = await partitionsOf(topic);
         await enqueue(events.map((event) => encodedRecord(topic, partitions, event)));
       }),
-    schemaHeader: (eventType) => catalog.current(eventType).header,
+    schemaHeader: (eventType, version) => {
+      const current = catalog.current(eventType);
+      if (current.version !== version)
+        throw new AppError(
+          'INTERNAL',
+          `${eventType}: a hand-written encoder writes v${version}, but the current schema is v${current.version}`,
+        );
+      return current.header;
+    },
     publishRaw: (topic, records) =>
       link.guard(`publishing to ${topic}`, async () => {
         const partitions = await partitionsOf(topic);

@@ -5,7 +5,7 @@
 // The thread's counters and gauges appear on this thread's registry.
 import { Worker } from 'node:worker_threads';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { internal, unavailable } from '../errors.ts';
+import { AppError, unavailable } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Running } from '../supervisor.ts';
 import type { ComponentMessage, CounterDelta, GaugeValue, ToComponentThread } from './protocol.ts';
@@ -63,7 +63,9 @@ export function startComponentThread<M extends { kind: string }>(
         settleStart = undefined;
         return;
       case 'failed':
-        return fail(internal(`${name} thread: ${common.message}`));
+        return fail(
+          new AppError(common.code, `${name} thread: ${common.message}`, { retriable: common.retriable }),
+        );
       case 'counters':
       case 'gauges':
         if (options.registry) forward(options.registry, common);

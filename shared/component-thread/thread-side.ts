@@ -48,7 +48,14 @@ export async function runComponentThread<M extends { kind: string }>(options: {
       tell({ kind: 'stopped' });
     } else {
       await reportMetrics().catch(() => undefined);
-      tell({ kind: 'failed', message: toAppError(failure).message, stack: (failure as Error).stack });
+      const error = toAppError(failure);
+      tell({
+        kind: 'failed',
+        message: error.message,
+        code: error.code,
+        retriable: error.retriable,
+        stack: (failure as Error).stack,
+      });
       await closeAll();
     }
     port.close();

@@ -4,6 +4,7 @@
 // and the end; a stream error RST_STREAM). No server push; priorities are accepted and ignored.
 // Answers go out through H2Output.
 import type { Socket } from 'node:net';
+import { H2Control } from './h2-control.ts';
 import {
   DEFAULT_MAX_FRAME,
   DEFAULT_WINDOW,
@@ -11,16 +12,14 @@ import {
   FRAME,
   FRAME_HEADER_BYTES,
   H2_ERROR,
-  MAX_WINDOW,
   PREFACE,
   pingAck,
   SETTING,
-  SETTINGS_ACK,
   settingsFrame,
   word,
 } from './h2-frames.ts';
 import { type CompleteBlock, ConnectionError, HeaderBlock, unpad } from './h2-header-block.ts';
-import { H2Output, type StreamHandler } from './h2-output.ts';
+import type { StreamHandler } from './h2-output.ts';
 import { checkTrailers, H2Stream, takeRequestHeaders } from './h2-stream.ts';
 import { HpackDecoder } from './hpack.ts';
 
@@ -37,15 +36,17 @@ const OUR_SETTINGS = Buffer.concat([
   word(FRAME.WINDOW_UPDATE, 0, CONNECTION_WINDOW - DEFAULT_WINDOW),
 ]);
 
-export class H2Connection extends H2Output {
+export class H2Connection extends H2Control {
   private readonly maxBodyBytes: number;
   private readonly decoder = new HpackDecoder();
   private pending: Buffer | undefined = undefined;
   private prefaceSeen = false;
-  private settingsSeen = false;
+
   /** The receive window of the connection (ours). */
   private recvWindow = CONNECTION_WINDOW;
   private readonly block = new HeaderBlock(this.decoder);
+  /** Requests completed by the frames being read: dispatched once the whole read is taken in. */
+  private ready: H2Stream[] = [];
 
   constructor(socket: Socket, handler: StreamHandler, maxBodyBytes: number) {
     super(socket, handler);
@@ -53,7 +54,10 @@ export class H2Connection extends H2Output {
     socket.setNoDelay(true);
     this.write(OUR_SETTINGS);
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
-    socket.on('drain', () => socket.resume());
+    socket.on('drain', () => {
+      this.acksUnread = 0;
+      socket.resume();
+    });
     socket.on('error', () => {});
     socket.on('end', () => this.end());
     socket.on('close', () => this.gone());
@@ -88,6 +92,7 @@ export class H2Connection extends H2Output {
         at = start + length;
         this.frame(type, flags, id, buf, start, at);
       }
+      this.dispatchReady();
     } catch (error) {
       if (error instanceof ConnectionError) {
         this.fail(error.code);
@@ -130,6 +135,7 @@ export class H2Connection extends H2Output {
         if (end - start !== 4) throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'RST_STREAM size');
         if (id > this.lastStreamId)
           throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'RST_STREAM on an idle stream');
+        this.countReset();
         const stream = this.streams.get(id);
         if (stream !== undefined) this.drop(stream);
         return;
@@ -142,7 +148,7 @@ export class H2Connection extends H2Output {
       case FRAME.PING:
         if (id !== 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'PING on a stream');
         if (end - start !== 8) throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'PING size');
-        if ((flags & FLAG.ACK) === 0) this.write(pingAck(buf, start));
+        if ((flags & FLAG.ACK) === 0) this.writeAck(pingAck(buf, start));
         return;
       case FRAME.GOAWAY:
         if (id !== 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'GOAWAY on a stream');
@@ -155,67 +161,6 @@ export class H2Connection extends H2Output {
       default:
         return; // an extension frame: ignored
     }
-  }
-
-  private settings(flags: number, id: number, buf: Buffer, start: number, end: number): void {
-    if (id !== 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'SETTINGS on a stream');
-    if (flags & FLAG.ACK) {
-      if (end !== start) throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'SETTINGS ACK with a payload');
-      return;
-    }
-    if ((end - start) % 6 !== 0) throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'SETTINGS size');
-    this.settingsSeen = true;
-    for (let at = start; at < end; at += 6) {
-      const key = buf.readUInt16BE(at);
-      const value = buf.readUInt32BE(at + 2);
-      if (key === SETTING.ENABLE_PUSH && value > 1)
-        throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'ENABLE_PUSH not 0 or 1');
-      if (key === SETTING.INITIAL_WINDOW_SIZE) {
-        if (value > MAX_WINDOW)
-          throw new ConnectionError(H2_ERROR.FLOW_CONTROL_ERROR, 'INITIAL_WINDOW_SIZE too large');
-        const delta = value - this.peerInitialWindow;
-        this.peerInitialWindow = value;
-        for (const stream of this.streams.values()) {
-          stream.sendWindow += delta;
-          if (stream.sendWindow > MAX_WINDOW)
-            throw new ConnectionError(H2_ERROR.FLOW_CONTROL_ERROR, 'window overflow');
-        }
-      }
-      if (key === SETTING.MAX_FRAME_SIZE) {
-        if (value < DEFAULT_MAX_FRAME || value > 0xffffff)
-          throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'MAX_FRAME_SIZE out of range');
-        this.peerMaxFrame = value;
-      }
-    }
-    this.write(SETTINGS_ACK);
-    this.unblock();
-  }
-
-  private windowUpdate(id: number, buf: Buffer, start: number, end: number): void {
-    if (end - start !== 4) throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'WINDOW_UPDATE size');
-    const increment = buf.readUInt32BE(start) & 0x7fffffff;
-    if (id === 0) {
-      if (increment === 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'WINDOW_UPDATE of 0');
-      this.sendWindow += increment;
-      if (this.sendWindow > MAX_WINDOW)
-        throw new ConnectionError(H2_ERROR.FLOW_CONTROL_ERROR, 'window overflow');
-      this.unblock();
-      return;
-    }
-    if (id > this.lastStreamId)
-      throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'WINDOW_UPDATE on an idle stream');
-    const stream = this.streams.get(id);
-    if (stream === undefined) return;
-    if (increment === 0) {
-      this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
-      return;
-    }
-    stream.sendWindow += increment;
-    if (stream.sendWindow > MAX_WINDOW) {
-      this.streamError(id, H2_ERROR.FLOW_CONTROL_ERROR);
-      return;
-    }
-    if (stream.queued !== undefined) this.unblock();
   }
 
   private data(flags: number, id: number, buf: Buffer, start: number, end: number): void {
@@ -272,8 +217,16 @@ export class H2Connection extends H2Output {
     return !stream.closed && !stream.discarding;
   }
 
+  /** A complete request waits for the end of the read: one reset in the same read means no handler runs. */
   private dispatch(stream: H2Stream): void {
-    this.handler.onEnd(stream, this);
+    this.ready.push(stream);
+  }
+
+  private dispatchReady(): void {
+    if (this.ready.length === 0) return;
+    const ready = this.ready;
+    this.ready = [];
+    for (const stream of ready) if (!stream.closed && !stream.localEnded) this.handler.onEnd(stream, this);
   }
 
   private headerBlock(block: CompleteBlock | undefined): void {
@@ -302,7 +255,8 @@ export class H2Connection extends H2Output {
       return;
     }
     if (this.goingAway) return; // after our GOAWAY: not processed, the client may retry elsewhere
-    if (this.streams.size >= MAX_CONCURRENT_STREAMS) {
+    // Handlers of reset streams still count: a reset frees a stream, not the work it started.
+    if (this.streams.size >= MAX_CONCURRENT_STREAMS || this.running >= MAX_CONCURRENT_STREAMS) {
       this.streamError(id, H2_ERROR.REFUSED_STREAM);
       return;
     }
@@ -320,14 +274,5 @@ export class H2Connection extends H2Output {
     if (endStream && !this.remoteEnd(stream)) return;
     this.handler.onHeaders(stream, this);
     if (endStream && !stream.closed && !stream.localEnded) this.dispatch(stream);
-  }
-
-  private streamError(id: number, code: number): void {
-    const stream = this.streams.get(id);
-    if (stream !== undefined) this.reset(stream, code);
-    else {
-      this.write(word(FRAME.RST_STREAM, id, code));
-      this.rememberReset(id);
-    }
   }
 }

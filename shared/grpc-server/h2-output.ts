@@ -55,6 +55,13 @@ export class H2Output {
   private blocked: H2Stream[] = [];
   private out: Buffer[] = [];
   private scheduled = false;
+  /**
+   * Handlers running for this connection's calls, including those of streams the peer reset
+   * since: the gRPC layer counts them, and new streams are refused while they fill the limit.
+   */
+  running = 0;
+  /** PING and SETTINGS ACKs written since the peer last read what we sent. */
+  protected acksUnread = 0;
 
   constructor(socket: Socket, handler: StreamHandler) {
     this.socket = socket;
@@ -76,7 +83,9 @@ export class H2Output {
     if (out.length === 0 || this.socket.destroyed) return;
     this.out = [];
     const ok = this.socket.write(out.length === 1 ? out[0]! : Buffer.concat(out));
-    if (!ok) this.socket.pause(); // the peer does not read: stop reading until it does
+    if (!ok)
+      this.socket.pause(); // the peer does not read: stop reading until it does
+    else this.acksUnread = 0;
   }
 
   /** GOAWAY: streams under way finish, new ones are not taken, the socket closes once idle. */

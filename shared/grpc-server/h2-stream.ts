@@ -29,7 +29,9 @@ export class H2Stream {
   /** DATA payloads waiting for flow-control window, and the trailers to send after them. */
   queued: Buffer[] | undefined = undefined;
   queuedTrailers: Buffer | null | undefined = undefined;
-  // The gRPC layer's: the deadline timer, and what runs when the stream closes either way.
+  // The gRPC layer's: the caller's deadline (epoch ms) and its timer, and what runs when the
+  // stream closes either way.
+  deadline: number | undefined = undefined;
   timer: NodeJS.Timeout | undefined = undefined;
   onClose: (() => void) | undefined = undefined;
 

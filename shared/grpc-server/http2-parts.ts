@@ -75,16 +75,27 @@ export const OK_TRAILERS = (() => {
 const MAX_DETAILS_CHARS = 1024;
 
 /** A trailers-only answer: the response headers with grpc-status and grpc-message (percent-encoded UTF-8). */
+const truncated = (details: string): string =>
+  details.length > MAX_DETAILS_CHARS ? [...details].slice(0, MAX_DETAILS_CHARS).join('') : details;
+
 export function failureBlock(code: number, details: string): Buffer {
-  const cut =
-    details.length > MAX_DETAILS_CHARS ? [...details].slice(0, MAX_DETAILS_CHARS).join('') : details;
-  const message = encodeURI(cut.toWellFormed());
+  const message = encodeURI(truncated(details).toWellFormed());
   return headerBlock(200, [
     ['content-type', 'application/grpc'],
     ['grpc-accept-encoding', 'identity'],
     ['grpc-status', String(code)],
     ['grpc-message', message],
   ]);
+}
+
+/** The trailers of a streaming call that failed after its headers went: grpc-status and grpc-message only. */
+export function failureTrailers(code: number, details: string): Buffer {
+  const message = encodeURI(truncated(details).toWellFormed());
+  const out = Buffer.allocUnsafe(
+    fieldBytes('grpc-status', String(code)) + fieldBytes('grpc-message', message),
+  );
+  const at = writeLiteral(out, 0, 'grpc-status', String(code));
+  return out.subarray(0, writeLiteral(out, at, 'grpc-message', message));
 }
 
 /** The answer to a request that is not gRPC (405 for another method, 415 for another content type). */

@@ -42,8 +42,10 @@ export interface EtcdTestCluster {
     readonly etcd35: string;
     readonly etcdctl: string;
     readonly etcdutl: string;
+    /** The folder of any release in the cache (3.4.23 ... 3.7.3). */
+    readonly dirOf: (version: string) => string;
   };
-  /** Starts every member on 3.4 and waits until each is healthy with a leader. */
+  /** Starts every member on its first release (3.4.23 unless told) and waits until each is healthy with a leader. */
   start(): Promise<void>;
   /** Rewrites the cluster file (e.g. another target binary) and re-reads the spec. */
   rewrite(change: (raw: Record<string, unknown>) => void): Promise<EtcdTestCluster>;
@@ -94,6 +96,12 @@ export async function createEtcdCluster(options: {
   readonly options?: Record<string, unknown>;
   /** Client and peer TLS with client certificate authentication (certificates made with openssl). */
   readonly tls?: boolean;
+  /** The release the members start on (binaries.current; default 3.4.23), the target (default 3.5.16), releases between. */
+  readonly release?: string;
+  readonly target?: string;
+  readonly via?: readonly string[];
+  /** Whose etcdctl and etcdutl the cluster file names (default 3.5.16). */
+  readonly tools?: string;
 }): Promise<EtcdTestCluster> {
   const { infra, size = 3 } = options;
   const basePort = await freeBasePort(options.basePort, size);
@@ -101,11 +109,22 @@ export async function createEtcdCluster(options: {
   const dir = await mkdtemp(join(tmpdir(), 'kvupgrade-'));
   const certs = options.tls ? await makeCertificates(join(dir, 'tls')) : undefined;
   const scheme = certs ? 'https' : 'http';
+  const releases = new Map(
+    (infra.ETCD_RELEASES ?? '').split(',').map((pair) => pair.split('=') as [string, string]),
+  );
+  releases.set('3.4.23', infra.ETCD34_BIN_DIR).set('3.5.16', infra.ETCD35_BIN_DIR);
+  const dirOf = (version: string) => {
+    const found = releases.get(version);
+    if (!found) throw new Error(`etcd ${version} is not in the cache (infra.sh env: ETCD_RELEASES)`);
+    return found;
+  };
+  const { release = '3.4.23', target = '3.5.16', via = [], tools = '3.5.16' } = options;
   const bin = {
-    etcd34: join(infra.ETCD34_BIN_DIR, 'etcd'),
-    etcd35: join(infra.ETCD35_BIN_DIR, 'etcd'),
-    etcdctl: join(infra.ETCD35_BIN_DIR, 'etcdctl'),
-    etcdutl: join(infra.ETCD35_BIN_DIR, 'etcdutl'),
+    etcd34: join(dirOf(release), 'etcd'),
+    etcd35: join(dirOf(target), 'etcd'),
+    etcdctl: join(dirOf(tools), 'etcdctl'),
+    etcdutl: join(dirOf(tools), 'etcdutl'),
+    dirOf,
   };
   const names = Array.from({ length: size }, (_, i) => `m${i + 1}`);
   const peer = (i: number) => `${scheme}://127.0.0.1:${basePort + 10 + i}`;
@@ -135,7 +154,13 @@ export async function createEtcdCluster(options: {
   });
   const raw: Record<string, unknown> = {
     cluster: name,
-    binaries: { current: bin.etcd34, target: bin.etcd35, etcdctl: bin.etcdctl, etcdutl: bin.etcdutl },
+    binaries: {
+      current: bin.etcd34,
+      target: bin.etcd35,
+      ...(via.length > 0 ? { via: via.map((v) => ({ version: v, etcd: join(dirOf(v), 'etcd') })) } : {}),
+      etcdctl: bin.etcdctl,
+      etcdutl: bin.etcdutl,
+    },
     backupDir: join(dir, 'backups'),
     driver: { kind: 'local', runDir: join(dir, 'run') },
     members: members.map(({ name: n, clientUrl, peerUrl, dataDir, flags }) => ({
@@ -171,7 +196,7 @@ export async function createEtcdCluster(options: {
     if (!outcome.ok) throw new Error(`test cluster file is invalid: ${outcome.problems.join('; ')}`);
     const spec = outcome.spec;
     const start = async () => {
-      await Promise.all(spec.members.map((m) => driver.start(m, bin.etcd34, '3.4')));
+      await Promise.all(spec.members.map((m) => driver.start(m, bin.etcd34, release)));
       await waitForHealthy(etcd, members);
     };
     return {

@@ -24,6 +24,8 @@ export interface WriterReport {
   readonly failedOver: number;
   /** Longest time from a write's first attempt to its acknowledgement. */
   readonly longestStallMs: number;
+  /** Every write: when it was first tried (epoch ms) and how long it took until acknowledged or given up. */
+  readonly writes: readonly { readonly at: number; readonly ms: number }[];
 }
 
 export interface Writer {
@@ -44,6 +46,7 @@ export function startWriter(
   const failed: string[] = [];
   let failedOver = 0;
   let longestStallMs = 0;
+  const writes: { at: number; ms: number }[] = [];
   let stopping = false;
 
   async function put(endpoint: string, key: string, value: string): Promise<boolean> {
@@ -78,6 +81,7 @@ export function startWriter(
         if (attempt % endpoints.length === 0) await sleep(20);
       }
       longestStallMs = Math.max(longestStallMs, Date.now() - started);
+      writes.push({ at: started, ms: Date.now() - started });
     }
   })();
 
@@ -85,7 +89,7 @@ export function startWriter(
     async stop() {
       stopping = true;
       await loop;
-      return { acknowledged, failed, failedOver, longestStallMs };
+      return { acknowledged, failed, failedOver, longestStallMs, writes };
     },
   };
 }

@@ -1,12 +1,13 @@
-// The tests' three-broker Kafka (scripts/infra.sh, test profile): started on demand, with the means
-// to lose a broker as an operator would see it (SIGKILL, or SIGSTOP for one that hangs) and bring it back.
+// The tests' three-broker Kafka (scripts/infra.sh, test profile; the bench profile when a bench runs
+// with INFRA_PROFILE=bench): started on demand, with the means to lose a broker as an operator would
+// see it (SIGKILL, or SIGSTOP for one that hangs) and bring it back.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Bus } from '../../shared/bus/index.ts';
 import { openTestBus } from './kafka.ts';
 
 const INFRA = join(import.meta.dirname, '..', '..', 'scripts', 'infra.sh');
-const ENV = { ...process.env, INFRA_PROFILE: 'test' };
+const ENV = { ...process.env, INFRA_PROFILE: process.env.INFRA_PROFILE === 'bench' ? 'bench' : 'test' };
 export const CLUSTER_NODES = [1, 2, 3] as const;
 
 const infra = (...args: string[]): string =>

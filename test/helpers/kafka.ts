@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { KafkaClientName } from '../../shared/bus/client/names.ts';
+import type { KafkaClientName } from '../../shared/bus/index.ts';
 import { type Bus, createBus, type TopicDeclaration } from '../../shared/bus/index.ts';
 import { kafkaSettings } from '../../shared/bus/kafka-settings.ts';
 import { silentLogger } from '../../shared/logger.ts';

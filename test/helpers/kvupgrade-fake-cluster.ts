@@ -165,6 +165,7 @@ export function createFakeCluster(
         name: m.spec.name,
         peerUrls: [m.spec.peerUrl],
         clientUrls: [m.spec.clientUrl],
+        isLearner: false,
       })),
     accepting: async (url) => at(url).running,
     forgetToken: () => {},
@@ -172,6 +173,9 @@ export function createFakeCluster(
       const target = members.find((m) => m.id === targetId)!;
       record(`move leader ${up(leaderUrl).spec.name} -> ${target.spec.name}`);
       world.leader = target.spec.name;
+    },
+    async downgrade() {
+      throw new Error('the in-memory cluster has no downgrade');
     },
   };
 
@@ -200,6 +204,7 @@ export function createFakeCluster(
     status: async (member) => ({ running: named(member).running }),
     drainLogs: async () => [],
     tailLogs: async () => [],
+    checkV2store: async () => undefined,
     restoreData: async () => {
       throw new Error('not in this fake');
     },

@@ -6,7 +6,9 @@ import {
   createSuggestionHandlers,
   type SuggestionDeps,
 } from '../../services/experiment/suggestion/adapters/grpc-handlers.ts';
-import { loadPackageDefinition, lookupService, startGrpcServer } from '../../shared/grpc.ts';
+import { loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
+import { startGrpcServer } from '../../shared/grpc-server/grpc-server.ts';
+import { protoService } from '../../shared/rpc/proto-service.ts';
 import { memoryLogger } from './memory-logger.ts';
 
 export interface SuggestionServer {
@@ -27,15 +29,15 @@ export async function startSuggestionServer(
     host: '127.0.0.1',
     port: 0,
     logger,
+    maxMessageBytes: 64 * 1024 * 1024,
     services: [
-      {
-        definition: Suggestion.service,
-        implementation: createSuggestionHandlers({
+      protoService(Suggestion.service, {
+        unary: createSuggestionHandlers({
           clock: { now: () => 1_700_000_000_000 },
           ...deps,
           logger,
         }),
-      },
+      }),
     ],
   });
   const client = new Suggestion(

@@ -3,12 +3,12 @@
 // and its commit is refused. Run under the supervisor, it comes back and nothing is lost.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { KAFKA_CLIENTS } from '../../shared/bus/client/names.ts';
 import {
   type Bus,
   type ConsumedEvent,
   createEventProducer,
   type EventProducer,
+  KAFKA_CLIENTS,
   type OutgoingEvent,
   startEventConsumer,
 } from '../../shared/bus/index.ts';

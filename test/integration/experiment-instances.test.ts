@@ -197,7 +197,7 @@ describe('two experiment instances on one Kafka and one PostgreSQL', () => {
             bothWatch: ofA.watching && ofB.watching,
           };
         },
-        { timeout: 5_000 },
+        { timeout: 60_000 },
       )
       .toEqual({ bothRead: true, stopped: bad.length, bothWatch: true });
     // Once both processes are gone nothing more can be published: the count is final.

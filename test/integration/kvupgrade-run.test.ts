@@ -73,7 +73,7 @@ describe('kvupgrade run on a real 3-member 3.4.23 cluster', () => {
     expect(status.stdout).toMatch(/snapshot: .*backups\/etcd-\w+-\w+\.db \(revision \d+/);
     const plan = await runKvupgrade(infra, ['plan', '--cluster', cluster.file]);
     expect(plan.code).toBe(0);
-    expect(plan.stdout).toContain('verdict: nothing to do, the cluster already runs 3.5');
+    expect(plan.stdout).toContain('verdict: nothing to do, the cluster already runs 3.5.16');
 
     const asJson = await runKvupgrade(infra, ['status', '--cluster', cluster.file, '--output', 'json']);
     const [doc, result] = asJson.stdout

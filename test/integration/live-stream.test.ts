@@ -87,7 +87,7 @@ describe('live stream fan-out', () => {
     expect(hub.clients()).toBe(1);
     // Reading what its buffers hold, the stalled client finds the stream ended by the server.
     stalled.resume();
-    await waitFor('the stalled client cut off', () => stalledClosed, { timeoutMs: 10_000 });
+    await waitFor('the stalled client cut off', () => stalledClosed, { timeoutMs: 60_000 });
     const dropped = await registry.getSingleMetricAsString('experiment_sse_dropped_total');
     expect(dropped).toMatch(/experiment_sse_dropped_total 1$/m);
     await reader.cancel();

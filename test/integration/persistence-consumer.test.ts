@@ -7,7 +7,7 @@ import type { TrialStatusChangedV1 } from '../../schemas/gen/events.ts';
 import type { ObservationStore } from '../../services/experiment/common/ports.ts';
 import { startPersistenceConsumer } from '../../services/experiment/dbmanager/adapters/persistence-consumer.ts';
 import { openSqliteObservationStore } from '../../services/experiment/dbmanager/adapters/sqlite-observation-store.ts';
-import type { OutgoingEvent } from '../../shared/bus/events.ts';
+import type { OutgoingEvent } from '../../shared/bus/index.ts';
 import {
   type Bus,
   createEventProducer,

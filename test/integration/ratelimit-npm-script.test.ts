@@ -88,7 +88,8 @@ describe('npm run ratelimit', () => {
     runs.push(run);
     const started = Date.now();
     expect(await run.exited).toBe(1);
-    expect(Date.now() - started).toBeLessThan(15_000);
+    // REDIS_STARTUP_MAX_ELAPSED_TIME is 3 s: a minute only catches a start that never gives up.
+    expect(Date.now() - started).toBeLessThan(60_000);
     expect(run.output()).toContain(
       `cannot reach Redis at single 127.0.0.1:${nobody} within 3000 ms (REDIS_STARTUP_MAX_ELAPSED_TIME): connect ECONNREFUSED 127.0.0.1:${nobody}`,
     );

@@ -140,7 +140,7 @@ describe('gRPC listener with mutual TLS', () => {
       'the new certificate on new connections',
       async () => (await presentedNow()) === 'ratelimit-second',
       {
-        timeoutMs: 10_000,
+        timeoutMs: 60_000,
         intervalMs: 200,
       },
     );

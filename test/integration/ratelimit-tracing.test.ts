@@ -93,7 +93,7 @@ describe('tracing over OTLP', () => {
         );
         return decision !== undefined && children.length > 0 && { decision, children };
       },
-      { timeoutMs: 15_000, intervalMs: 100 },
+      { timeoutMs: 60_000, intervalMs: 100 },
     );
 
   for (const protocol of ['http', 'grpc'] as const) {

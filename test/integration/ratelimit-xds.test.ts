@@ -185,11 +185,11 @@ describe('rate limit configuration from an xDS management server', () => {
     const reconnect = await waitFor(
       'a new stream',
       () => ads.requests.find((r) => r.kind === 'initial' && !streamsBefore.has(r.stream)),
-      { timeoutMs: 15_000 },
+      { timeoutMs: 60_000 },
     );
     // Nothing lost: the new stream starts from the version the client holds.
     expect(reconnect.versionInfo).toBe('v2');
-    await waitFor('v4 to decide', async () => (await limitFor(server)) === 400, { timeoutMs: 15_000 });
+    await waitFor('v4 to decide', async () => (await limitFor(server)) === 400, { timeoutMs: 60_000 });
     await waitFor('the ACK of v4', () =>
       ads.requests.find((r) => r.kind === 'ack' && r.versionInfo === 'v4'),
     );

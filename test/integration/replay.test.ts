@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TrialStatusChangedV1 } from '../../schemas/gen/events.ts';
 import { loadCatalog } from '../../shared/avro/catalog.ts';
-import type { OutgoingEvent } from '../../shared/bus/events.ts';
+import type { OutgoingEvent } from '../../shared/bus/index.ts';
 import { type Bus, createEventProducer, type EventProducer } from '../../shared/bus/index.ts';
 import { openTestBus, testTopic, uniqueName } from '../helpers/kafka.ts';
 import { waitFor } from '../helpers/wait-for.ts';

@@ -132,7 +132,7 @@ describe('the web page, with a Python grpcio client running an experiment', () =
     // The rules are in the summary, which follows the stream at most every two seconds (the table's
     // page every half second), so they may show after the table does.
     await page.waitForFunction(() => document.querySelector('#rules')?.textContent !== '—', {
-      timeout: 10_000,
+      timeout: 30_000,
     });
     expect(await page.$eval('#rules', (e) => e.textContent)).toMatch(/^accuracy LESS [\d.]+ from step 3$/);
     // Both charts drew: objective by trial (the stopped trial in its own series) and parallel coordinates.

@@ -117,6 +117,9 @@ export function createCommandTemplateDriver(options: {
         .filter((l) => l.trim() !== '')
         .slice(-lines);
     },
+    async checkV2store() {
+      return undefined; // the data folder is on the member's host: the guide's check is the operator's there
+    },
     async restoreData(member, restore) {
       if (!spec.restore)
         throw new AppError(

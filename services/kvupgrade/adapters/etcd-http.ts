@@ -203,7 +203,11 @@ export function createEtcdHttp(options: {
       if (typeof json.etcdserver !== 'string' || typeof json.etcdcluster !== 'string') {
         throw unavailable(`${url}/version: HTTP ${status}: ${body.trim()}`);
       }
-      return { server: json.etcdserver, cluster: json.etcdcluster };
+      return {
+        server: json.etcdserver,
+        cluster: json.etcdcluster,
+        ...(typeof json.storage === 'string' && json.storage !== '' ? { storage: json.storage } : {}),
+      };
     },
     async isLeader(url) {
       const { status, body } = await request(url, '/metrics');
@@ -228,6 +232,7 @@ export function createEtcdHttp(options: {
     async status(url): Promise<MemberStatus> {
       const json = await gateway(url, '/v3/maintenance/status', {});
       const header = (json.header ?? {}) as Json;
+      const downgrade = json.downgradeInfo as Json | undefined;
       return {
         memberId: uint64Text(header.member_id) ?? '',
         clusterId: uint64Text(header.cluster_id) ?? '',
@@ -235,6 +240,12 @@ export function createEtcdHttp(options: {
         revision: number(header.revision),
         raftIndex: number(json.raftIndex),
         version: String(json.version ?? ''),
+        ...(typeof json.storageVersion === 'string' && json.storageVersion !== ''
+          ? { storageVersion: json.storageVersion }
+          : {}),
+        ...(downgrade?.enabled === true && typeof downgrade.targetVersion === 'string'
+          ? { downgradeTarget: downgrade.targetVersion }
+          : {}),
       };
     },
     async memberList(url): Promise<ClusterMember[]> {
@@ -245,6 +256,7 @@ export function createEtcdHttp(options: {
         name: typeof m.name === 'string' ? m.name : '',
         peerUrls: Array.isArray(m.peerURLs) ? m.peerURLs.map(String) : [],
         clientUrls: Array.isArray(m.clientURLs) ? m.clientURLs.map(String) : [],
+        isLearner: m.isLearner === true,
       }));
     },
     accepting(url) {
@@ -268,6 +280,21 @@ export function createEtcdHttp(options: {
     },
     async moveLeader(leaderUrl, targetId) {
       await gateway(leaderUrl, '/v3/maintenance/transfer-leadership', { targetID: targetId });
+    },
+    async downgrade(url, action, version) {
+      const json = await gateway(url, '/v3/maintenance/downgrade', {
+        action: { validate: 'VALIDATE', enable: 'ENABLE', cancel: 'CANCEL' }[action],
+        version,
+      }).catch((error: unknown) => {
+        // The gateway answers a refused downgrade with HTTP 400..500 and etcd's message.
+        if (error instanceof AppError && /HTTP [45]\d\d/.test(error.message))
+          throw new AppError(
+            'FAILED_PRECONDITION',
+            `etcd refused downgrade ${action} ${version}: ${error.message}`,
+          );
+        throw error;
+      });
+      return String(json.version ?? '');
     },
   };
 }

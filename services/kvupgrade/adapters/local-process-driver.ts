@@ -212,6 +212,17 @@ export function createLocalProcessDriver(options: {
         .slice(-lines);
     },
 
+    async checkV2store(member, v2etcdutl) {
+      const wal = flagValue(member.parsedFlags, 'wal-dir');
+      const args = ['check', 'v2store', `--data-dir=${member.dataDir}`, ...(wal ? [`--wal-dir=${wal}`] : [])];
+      const result = await runCommand(v2etcdutl, args, { timeoutMs: 60_000 });
+      const said = lastLines(`${result.stdout}\n${result.stderr}`.trim(), 1);
+      if (result.code === 0) return { clean: true, detail: said || 'no custom v2 content' };
+      if (/custom/.test(said)) return { clean: false, detail: said.replace(/^Error:\s*/, '') };
+      throw unavailable(
+        `etcdutl check v2store for ${member.name} failed (exit ${result.code ?? result.signal}): ${said}`,
+      );
+    },
     async restoreData(member, restore) {
       if (await livePid(member))
         throw new AppError(

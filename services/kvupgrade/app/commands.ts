@@ -97,6 +97,7 @@ export async function runUpgrade(
     toVersion: plan.toVersion,
     pacingMs: plan.pacingMs,
     incarnation: history.observed.incarnation,
+    route: plan.route.releases,
   });
   return { kind: 'finished', plan, state: await orchestrator.drive(checked) };
 }

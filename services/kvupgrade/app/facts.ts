@@ -74,6 +74,8 @@ async function memberFacts(
       ? { ok: true, revision: read.value.revision }
       : { ok: false, error: read.error, authRequired: read.authRequired },
     memberId: status.ok ? status.value.memberId : undefined,
+    ...(status.ok && status.value.storageVersion ? { storageVersion: status.value.storageVersion } : {}),
+    ...(status.ok && status.value.downgradeTarget ? { downgradeTarget: status.value.downgradeTarget } : {}),
     v2SnapshotBytes: v2,
   };
 }
@@ -104,15 +106,17 @@ export async function gatherFacts(
     }
   }
   const { binaryVersion } = more;
-  const [current, target, etcdctl, etcdutl] = await Promise.all([
+  const [current, target, etcdctl, etcdutl, via] = await Promise.all([
     local ? binaryVersion(spec.binaries.current, ['--version']) : undefined,
     local ? binaryVersion(spec.binaries.target, ['--version']) : undefined,
     binaryVersion(spec.binaries.etcdctl, ['version']),
     binaryVersion(spec.binaries.etcdutl, ['version']),
+    local ? Promise.all(spec.binaries.via.map((r) => binaryVersion(r.etcd, ['--version']))) : undefined,
   ]);
   const tools: ToolFacts = {
     ...(current ? { current } : {}),
     ...(target ? { target } : {}),
+    ...(via && via.length > 0 ? { via } : {}),
     etcdctl,
     etcdutl,
   };

@@ -1,8 +1,9 @@
 import type { ClusterSpec } from '../domain/cluster-spec.ts';
 import { noCurrentRunLines, type Standing } from '../domain/history.ts';
-import { METRIC_RENAMES, type Plan, POINT_OF_NO_RETURN, type Verdict } from '../domain/plan.ts';
+import { METRIC_RENAMES, type Plan, pointOfNoReturn, type Verdict } from '../domain/plan.ts';
 import type { UpgradeProgress } from '../domain/progress.ts';
 import { initialState, type UpgradeState } from '../domain/run-state.ts';
+import { minorOf } from '../domain/versions.ts';
 
 const MARK = { pass: 'ok', warn: 'WARN', refuse: 'REFUSE', done: 'done' } as const;
 
@@ -14,29 +15,52 @@ export function renderPlan(spec: ClusterSpec, plan: Plan): string {
   for (const v of plan.verdicts) lines.push(`  [${MARK[v.status]}] ${v.check}: ${v.message}`);
   lines.push('');
   if (plan.outcome === 'done')
-    return [...lines, 'verdict: nothing to do, the cluster already runs 3.5', ''].join('\n');
+    return [
+      ...lines,
+      `verdict: nothing to do, the cluster already runs ${plan.toVersion.endsWith('.x') ? minorOf(plan.toVersion) : plan.toVersion}`,
+      '',
+    ].join('\n');
   if (plan.outcome === 'refuse') {
     lines.push(
       `verdict: REFUSED (${plan.verdicts.filter((v) => v.status === 'refuse').length} check(s) above)`,
       '',
     );
   } else lines.push('verdict: ready to upgrade', '');
+  const hops = plan.route.hops;
+  if (hops.length > 1)
+    lines.push(
+      `route: ${plan.route.releases.join(' -> ')}, ${hops.length} hops; each hop below is done in turn, with its own checks and snapshot first${spec.options.pauseBetweenHops ? ', and the run stops after each (resume takes the next)' : ''}`,
+      '',
+    );
+  const first = hops[0];
+  const to = minorOf(plan.toVersion) ?? plan.toVersion;
   lines.push(
     'what run will do:',
     `  1. save a snapshot from the leader ${plan.leader ?? '(unknown)'} to ${spec.backupDir}/${spec.name}-<run id>.db and verify it (etcdutl snapshot status)`,
     `  2. one member at a time, followers first, the leader last: ${plan.order.join(' -> ') || '(unknown)'}`,
     `     stop (SIGINT, ${spec.options.stopTimeoutSeconds} s, then SIGKILL), start ${spec.binaries.target} with the same flags,`,
-    `     gate: /health, /version 3.5, quorum read, revision caught up (${spec.options.gateTimeoutSeconds} s)` +
+    `     gate: /health, /version ${plan.toVersion}, quorum read, revision caught up (${spec.options.gateTimeoutSeconds} s)` +
       (plan.pacingMs > 0 ? `; wait ${plan.pacingMs / 1000} s between members` : ''),
     `     ${spec.options.transferLeadership ? 'leadership is moved to an upgraded member before the leader stops' : 'the leader hands leadership off itself on SIGINT'}`,
-    `  3. wait for the cluster version 3.5 (${spec.options.clusterVersionTimeoutSeconds} s) and check /version on every member`,
-    '',
-    `point of no return: ${POINT_OF_NO_RETURN}`,
-    '',
-    'metric renames for dashboards and alerts (old names are gone on 3.5):',
-    ...METRIC_RENAMES.map(([from, to]) => `  ${from} -> ${to}`),
+    `  3. wait for the cluster version ${to} (${spec.options.clusterVersionTimeoutSeconds} s) and check /version on every member`,
     '',
   );
+  if (first?.kind.kind === 'patch')
+    lines.push(
+      'point of no return: none (a patch upgrade keeps the cluster version; rollback puts the older patch back)',
+      '',
+    );
+  for (const h of hops)
+    if (h.kind.kind === 'minor') {
+      const which = hops.length > 1 ? ` (${h.kind.hop.from} -> ${h.kind.hop.to})` : '';
+      lines.push(`point of no return${which}: ${pointOfNoReturn(h.kind.hop.from, h.kind.hop.to)}`, '');
+    }
+  if (hops.some((h) => h.kind.kind === 'minor' && h.kind.hop.to === '3.5'))
+    lines.push(
+      'metric renames for dashboards and alerts (old names are gone on 3.5):',
+      ...METRIC_RENAMES.map(([from, to]) => `  ${from} -> ${to}`),
+      '',
+    );
   return lines.join('\n');
 }
 
@@ -106,6 +130,9 @@ const NEXT: Partial<Record<UpgradeState['phase'], string>> = {
   'member-upgraded': 'resume (or rollback)',
   'awaiting-cluster-version': 'resume',
   'rolling-back': 'resume or rollback (finishes the rollback)',
+  'between-hops': 'resume (the next hop of the route) or rollback (the last hop)',
+  downgrading: 'resume or rollback (finishes the downgrade)',
+  downgraded: 'fix the cause, then plan and run again',
   restoring: 'resume or rollback (finishes the restore)',
 };
 

@@ -1,10 +1,10 @@
-// Going back to 3.4: the old binary on each upgraded member, or, after the point of no return,
-// the snapshot restored into new data folders.
-import { initialCluster, memberNamed } from '../domain/cluster-spec.ts';
+// Going back to the hop's older release: its binary on each upgraded member, or, after the point of
+// no return of a 3.4 -> 3.5 hop, the snapshot restored into new data folders.
+import { initialCluster, memberNamed, releaseBinary } from '../domain/cluster-spec.ts';
 import { flagValue } from '../domain/flags.ts';
 import type { MemberSpec } from '../domain/member-spec.ts';
 import { rollbackTargets, type UpgradeState } from '../domain/run-state.ts';
-import { FROM_MINOR } from '../domain/versions.ts';
+import { minorOf } from '../domain/versions.ts';
 import { findLeader, waitMemberHealthy } from './gates.ts';
 import {
   gateTimeoutMs,
@@ -15,24 +15,31 @@ import {
 } from './member-control.ts';
 import { observeCluster } from './observe.ts';
 
+/** The release a rollback of the hop goes back to, its minor, and its binary. */
+export const hopSource = (spec: StepContext['deps']['spec'], state: UpgradeState) => {
+  const version = state.fromVersion ?? '3.4';
+  return { version, minor: minorOf(version)!, binary: releaseBinary(spec, state.route, state.fromVersion) };
+};
+
 /** Puts the old binary back, one member at a time, each gated like an upgrade. */
 export async function rollBack(ctx: StepContext, state: UpgradeState): Promise<UpgradeState> {
   const { deps, recorder } = ctx;
   const { spec, etcd, clock } = deps;
+  const source = hopSource(spec, state);
   let current = state;
   for (const name of rollbackTargets(current).filter((m) => !current.rolledBack.includes(m))) {
     const member = memberNamed(spec, name);
     const started = clock.now();
     const live = await etcd.version(member.clientUrl).catch(() => undefined);
     const healthy = await etcd.health(member.clientUrl).catch(() => false);
-    if (!(live && healthy && live.server.startsWith(`${FROM_MINOR}.`))) {
+    if (!(live && healthy && live.server === source.version)) {
       await stopMember(ctx, member);
-      await startMember(ctx, member, spec.binaries.current, current.fromVersion ?? FROM_MINOR);
+      await startMember(ctx, member, source.binary, source.version);
     }
     const { version } = await waitMemberHealthy(
       deps,
       member,
-      FROM_MINOR,
+      source.minor,
       gateTimeoutMs(deps),
       current.fromVersion,
     );
@@ -43,7 +50,7 @@ export async function rollBack(ctx: StepContext, state: UpgradeState): Promise<U
       elapsedMs: clock.now() - started,
     });
   }
-  for (const member of spec.members) await waitMemberHealthy(deps, member, FROM_MINOR, gateTimeoutMs(deps));
+  for (const member of spec.members) await waitMemberHealthy(deps, member, source.minor, gateTimeoutMs(deps));
   return recorder.commit(current, { type: 'rollback-finished' });
 }
 
@@ -80,9 +87,9 @@ export async function restore(ctx: StepContext, state: UpgradeState): Promise<Up
     });
     current = await recorder.commit(current, { type: 'member-restored', member: member.name });
   }
-  const version = current.fromVersion ?? FROM_MINOR;
-  await Promise.all(spec.members.map((m) => startMember(ctx, m, spec.binaries.current, version)));
-  await Promise.all(spec.members.map((m) => waitMemberHealthy(deps, m, FROM_MINOR, gateTimeoutMs(deps))));
+  const source = hopSource(spec, current);
+  await Promise.all(spec.members.map((m) => startMember(ctx, m, source.binary, source.version)));
+  await Promise.all(spec.members.map((m) => waitMemberHealthy(deps, m, source.minor, gateTimeoutMs(deps))));
   // A restored cluster is another incarnation: new IDs and data folders, the snapshot's revision.
   const { incarnation } = await observeCluster(deps);
   return recorder.commit(current, {

@@ -1,10 +1,14 @@
+import { AppError } from '../../../shared/errors.ts';
+import { releaseBinary } from '../domain/cluster-spec.ts';
 import { rollbackRefusal } from '../domain/history.ts';
 import { BEFORE_POINT_OF_NO_RETURN } from '../domain/phases.ts';
 import { initialState, type UpgradeState } from '../domain/run-state.ts';
-import { isOnMinor, TO_MINOR } from '../domain/versions.ts';
+import { onlineDowngrade } from '../domain/upgrade-paths.ts';
+import { isOnMinor, minorOf } from '../domain/versions.ts';
 import type { EtcdClient } from '../ports.ts';
 import { loadHistory } from './commands.ts';
 import type { OrchestratorDeps } from './deps.ts';
+import { findLeader } from './gates.ts';
 import { createOrchestrator } from './orchestrator.ts';
 
 export type RollbackOutcome =
@@ -14,16 +18,26 @@ export type RollbackOutcome =
   | { readonly kind: 'confirm'; readonly state: UpgradeState; readonly loss: string }
   | { readonly kind: 'finished'; readonly state: UpgradeState };
 
-/** Whether some member still runs 3.4 with cluster version 3.4: the old binary can still go back. */
-async function binaryRollbackPossible(etcd: EtcdClient, deps: OrchestratorDeps): Promise<boolean> {
+/** Whether some member still runs the hop's older minor with its cluster version: the old binary can still go back. */
+async function binaryRollbackPossible(
+  etcd: EtcdClient,
+  deps: OrchestratorDeps,
+  state: UpgradeState,
+): Promise<boolean> {
+  const to = minorOf(state.toVersion ?? '3.5')!;
+  if (minorOf(state.fromVersion ?? '3.4') === to) return true; // a patch hop has no point of no return
   const versions = await Promise.all(
     deps.spec.members.map((m) => etcd.version(m.clientUrl).catch(() => undefined)),
   );
   const known = versions.filter((v) => v !== undefined);
-  return (
-    known.every((v) => !isOnMinor(v.cluster, TO_MINOR)) && known.some((v) => !isOnMinor(v.server, TO_MINOR))
-  );
+  return known.every((v) => !isOnMinor(v.cluster, to)) && known.some((v) => !isOnMinor(v.server, to));
 }
+
+/** The hop went from a minor that etcd's online downgrade brings the cluster back to (3.6 on). */
+const byDowngrade = (state: UpgradeState) =>
+  state.fromVersion !== undefined &&
+  state.toVersion !== undefined &&
+  onlineDowngrade(minorOf(state.fromVersion)!, minorOf(state.toVersion)!);
 
 /** The confirmation text of a restore: what is restored, and what is lost. */
 function restoreLoss(deps: OrchestratorDeps, state: UpgradeState, now: number, lost: number | undefined) {
@@ -35,7 +49,7 @@ function restoreLoss(deps: OrchestratorDeps, state: UpgradeState, now: number, l
       ? '  the cluster does not answer: its current revision is unknown; every write after the snapshot is lost'
       : `  the cluster is at revision ${now}: the ${lost} revisions written since the snapshot are LOST`,
     `  every member stops; each data folder is moved aside (kept, <dataDir>.before-restore-<time>) and replaced by the snapshot;`,
-    `  the members start on ${deps.spec.binaries.current} as a new cluster: new cluster ID and member IDs (clients keyed on IDs must reset)`,
+    `  the members start on ${releaseBinary(deps.spec, state.route, state.fromVersion)} as a new cluster: new cluster ID and member IDs (clients keyed on IDs must reset)`,
     'run again with --yes to do it',
   ].join('\n');
 }
@@ -54,18 +68,38 @@ export async function rollback(
   const state = now.current?.state ?? initialState(deps.spec.name);
   const orchestrator = createOrchestrator(deps);
   await orchestrator.startLogCapture();
-  if (state.phase === 'rolling-back' || state.phase === 'restoring') {
+  if (state.phase === 'rolling-back' || state.phase === 'restoring' || state.phase === 'downgrading') {
     const resumed = await orchestrator.commit(state, { type: 'resumed' });
     return { kind: 'finished', state: await orchestrator.drive(resumed, { resumed: true }) };
   }
+  const afterHop = state.phase === 'completed' || state.phase === 'between-hops';
+  const patchHop = minorOf(state.fromVersion ?? '') === minorOf(state.toVersion ?? '');
   const byBinary =
     BEFORE_POINT_OF_NO_RETURN.includes(state.phase) ||
-    (state.phase === 'failed' && (await binaryRollbackPossible(deps.etcd, deps)));
+    (afterHop && patchHop) ||
+    (state.phase === 'failed' &&
+      !state.downgradeEnabled &&
+      (await binaryRollbackPossible(deps.etcd, deps, state)));
   if (byBinary) {
     const requested = await orchestrator.commit(state, { type: 'rollback-requested' });
     return { kind: 'finished', state: await orchestrator.drive(requested) };
   }
-  if (!['completed', 'awaiting-cluster-version', 'failed'].includes(state.phase) || !state.snapshot) {
+  // After the point of no return from 3.6 on: etcd's online downgrade, which keeps every write.
+  if ((afterHop || state.phase === 'failed') && byDowngrade(state)) {
+    const leader = await findLeader(deps);
+    if (!leader) throw new AppError('UNAVAILABLE', 'no single leader found: the downgrade needs one');
+    const order = [...deps.spec.members.map((m) => m.name).filter((n) => n !== leader.name), leader.name];
+    const requested = await orchestrator.commit(state, {
+      type: 'downgrade-requested',
+      order,
+      leader: leader.name,
+    });
+    return { kind: 'finished', state: await orchestrator.drive(requested) };
+  }
+  if (
+    !['completed', 'between-hops', 'awaiting-cluster-version', 'failed'].includes(state.phase) ||
+    !state.snapshot
+  ) {
     return {
       kind: 'nothing',
       state,

@@ -1,11 +1,12 @@
 // The steps of an upgrade, one per action of the state machine: each does its work and commits
 // the transition that records it.
-import { join } from 'node:path';
-import { unavailable } from '../../../shared/errors.ts';
-import { memberNamed } from '../domain/cluster-spec.ts';
+import { access, constants } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { AppError, unavailable } from '../../../shared/errors.ts';
+import { memberNamed, releaseBinary } from '../domain/cluster-spec.ts';
 import { IllegalTransitionError } from '../domain/machine.ts';
-import { nextStopAllowedAt, pickNextMember, type UpgradeState } from '../domain/run-state.ts';
-import { TO_MINOR } from '../domain/versions.ts';
+import { lastHop, nextStopAllowedAt, pickNextMember, type UpgradeState } from '../domain/run-state.ts';
+import { DEFAULT_TARGET, minorOf } from '../domain/versions.ts';
 import { findLeader, waitClusterVersion, waitMemberHealthy } from './gates.ts';
 import { gateTimeoutMs, type StepContext, startMember, stopMemberNoted } from './member-control.ts';
 
@@ -77,11 +78,48 @@ export async function stopCurrent(ctx: StepContext, state: UpgradeState): Promis
   });
 }
 
+/** The guide's `etcdutl check v2store` is a 3.5 command: the etcdutl beside the 3.5 release's etcd, else binaries.etcdutl. */
+async function v2storeEtcdutl(ctx: StepContext, state: UpgradeState): Promise<string> {
+  const beside = join(dirname(releaseBinary(ctx.deps.spec, state.route, state.fromVersion)), 'etcdutl');
+  return (await access(beside, constants.X_OK).then(
+    () => true,
+    () => false,
+  ))
+    ? beside
+    : ctx.deps.spec.binaries.etcdutl;
+}
+
+/** The release the hop goes to, and its binary. */
+const hopTarget = (ctx: StepContext, state: UpgradeState) => {
+  const version = state.toVersion ?? DEFAULT_TARGET;
+  return {
+    version,
+    minor: minorOf(version)!,
+    binary: releaseBinary(ctx.deps.spec, state.route, state.toVersion),
+  };
+};
+
 export async function startCurrent(ctx: StepContext, state: UpgradeState): Promise<UpgradeState> {
-  const { spec } = ctx.deps;
+  const { spec, driver } = ctx.deps;
   const member = memberNamed(spec, state.current!);
+  const target = hopTarget(ctx, state);
+  // 3.6 refuses to start on custom v2 content: the guide's `etcdutl check v2store`, while the data folder is not in use.
+  if (target.minor === '3.6' && minorOf(state.fromVersion ?? '') === '3.5') {
+    const check = await driver.checkV2store(member, await v2storeEtcdutl(ctx, state));
+    if (check && !check.clean)
+      throw new AppError(
+        'FAILED_PRECONDITION',
+        `${member.name}: etcdutl check v2store: ${check.detail}; 3.6 would refuse this data folder (clean the v2 store as etcd's 3.6 guide says, "V2 Store")`,
+      );
+    if (check)
+      await ctx.recorder.note(state, {
+        step: 'v2store-checked',
+        member: member.name,
+        message: `${member.name}: ${check.detail}`,
+      });
+  }
   const starting = await ctx.recorder.commit(state, { type: 'member-starting', member: member.name });
-  await startMember(ctx, member, spec.binaries.target, state.toVersion ?? TO_MINOR);
+  await startMember(ctx, member, target.binary, target.version);
   return gateCurrent(ctx, starting, false);
 }
 
@@ -94,9 +132,16 @@ export async function gateCurrent(
   const { deps, recorder } = ctx;
   const { spec, clock } = deps;
   const member = memberNamed(spec, state.current!);
+  const target = hopTarget(ctx, state);
   if (resumed && !(await deps.driver.status(member)).running)
-    await startMember(ctx, member, spec.binaries.target, state.toVersion ?? TO_MINOR);
-  const { version } = await waitMemberHealthy(deps, member, TO_MINOR, gateTimeoutMs(deps), state.toVersion);
+    await startMember(ctx, member, target.binary, target.version);
+  const { version } = await waitMemberHealthy(
+    deps,
+    member,
+    target.minor,
+    gateTimeoutMs(deps),
+    state.toVersion,
+  );
   const elapsedMs = clock.now() - (state.stopStartedAt ?? clock.now());
   return recorder.commit(state, { type: 'member-upgraded', member: member.name, version, elapsedMs });
 }
@@ -106,7 +151,22 @@ export async function awaitClusterVersion(
   state: UpgradeState,
 ): Promise<UpgradeState> {
   const timeoutMs = deps.spec.options.clusterVersionTimeoutSeconds * 1000;
-  const clusterVersion = await waitClusterVersion(deps, TO_MINOR, timeoutMs);
+  const clusterVersion = await waitClusterVersion(
+    deps,
+    minorOf(state.toVersion ?? DEFAULT_TARGET)!,
+    timeoutMs,
+  );
   const elapsedMs = deps.clock.now() - (state.lastUpgradedAt ?? deps.clock.now());
-  return recorder.commit(state, { type: 'cluster-version-updated', clusterVersion, elapsedMs });
+  if (lastHop(state))
+    return recorder.commit(state, { type: 'cluster-version-updated', clusterVersion, elapsedMs });
+  const leader = await findLeader(deps);
+  const raftIndex = leader
+    ? (await deps.etcd.status(leader.clientUrl).catch(() => undefined))?.raftIndex
+    : undefined;
+  return recorder.commit(state, {
+    type: 'hop-completed',
+    clusterVersion,
+    elapsedMs,
+    ...(raftIndex !== undefined ? { raftIndex } : {}),
+  });
 }

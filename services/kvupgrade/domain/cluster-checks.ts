@@ -9,7 +9,7 @@ import {
   type Verdict,
   verdict,
 } from './plan-check.ts';
-import { compareMinor, FROM_MINOR, isOnMinor, minorOf, parseVersion, TO_MINOR } from './versions.ts';
+import { compareMinor, minorOf, OLDEST_MINOR, parseVersion } from './versions.ts';
 
 export const AUTH_HAZARD =
   'auth is enabled: etcd does not support a rolling upgrade from 3.4 with auth, because 3.5 hashes passwords before ' +
@@ -64,6 +64,24 @@ const auth: PlanCheck = {
       ];
     if (input.facts.authEnabled === false && !needCredentials(input))
       return [verdict('auth', 'pass', 'auth is disabled')];
+    // The hazard is 3.5's new WAL format for auth: a route that does not enter 3.5 does not meet it.
+    const entersThreeFive = input.route.hops.some((h) => h.kind.kind === 'minor' && h.kind.hop.to === '3.5');
+    if (!entersThreeFive && input.route.hops.length > 0)
+      return input.spec.auth
+        ? [
+            verdict(
+              'auth',
+              'pass',
+              'auth is enabled; no hop of this route enters 3.5, whose auth WAL format is the hazard',
+            ),
+          ]
+        : [
+            verdict(
+              'auth',
+              'refuse',
+              'auth is enabled, but the cluster file has no auth.user / auth.passwordFile to read and snapshot with',
+            ),
+          ];
     if (!input.allowAuth)
       return [
         verdict(
@@ -100,26 +118,37 @@ const versions: PlanCheck = {
 
 const clusterVersion: PlanCheck = {
   name: 'cluster-version',
-  judge({ facts }) {
+  judge({ facts, target }) {
     const say = (status: Verdict['status'], message: string) => [verdict('cluster-version', status, message)];
-    if (alreadyUpgraded(facts))
-      return say('done', `the cluster version is already ${TO_MINOR} on every member: nothing to do`);
+    if (alreadyUpgraded(facts, target))
+      return say(
+        'done',
+        target.endsWith('.x')
+          ? `the cluster version is already ${minorOf(target)} on every member: nothing to do`
+          : `every member runs ${target} with cluster version ${minorOf(target)}: nothing to do`,
+      );
     const seen = new Set(answeredVersions(facts).map((v) => minorOf(v.cluster) ?? v.cluster));
     if (seen.size > 1)
       return say('refuse', `members disagree on the cluster version: ${[...seen].join(', ')}`);
     if (seen.size === 0) return say('refuse', 'unknown: no member answered /version');
     const text = [...seen][0]!;
     const cv = parseVersion(text);
-    const from = parseVersion(FROM_MINOR)!;
+    const oldest = parseVersion(OLDEST_MINOR)!;
     if (!cv) return say('refuse', `unreadable cluster version ${text}`);
-    if (compareMinor(cv, from) < 0)
+    if (compareMinor(cv, oldest) < 0)
       return say(
         'refuse',
-        `cluster version ${cv.major}.${cv.minor} is older than ${FROM_MINOR}: upgrade to ${FROM_MINOR} first`,
+        `cluster version ${cv.major}.${cv.minor} is older than ${OLDEST_MINOR}: upgrade to ${OLDEST_MINOR} first`,
       );
-    if (compareMinor(cv, from) > 0)
-      return say('refuse', `cluster version ${cv.major}.${cv.minor} is not ${FROM_MINOR}`);
-    return say('pass', `cluster version ${FROM_MINOR}`);
+    // The members' own minor: a cluster version below it is an upgrade left half done (or a downgrade).
+    const running = commonServerVersion(facts);
+    const minor = running ? minorOf(running) : undefined;
+    if (minor !== undefined && `${cv.major}.${cv.minor}` !== minor)
+      return say(
+        'refuse',
+        `cluster version ${cv.major}.${cv.minor} is not ${minor}, the minor every member runs: an upgrade or downgrade was left half done; use resume or rollback`,
+      );
+    return say('pass', `cluster version ${cv.major}.${cv.minor}`);
   },
 };
 
@@ -128,7 +157,7 @@ const sameServerVersion: PlanCheck = {
   judge(input) {
     const { facts } = input;
     const answered = answeredVersions(facts);
-    if (alreadyUpgraded(facts)) return [];
+    if (alreadyUpgraded(facts, input.target)) return [];
     if (answered.length === 0)
       return [verdict('same-server-version', 'refuse', 'unknown: no member answered /version')];
     const from = commonServerVersion(facts);
@@ -142,8 +171,8 @@ const sameServerVersion: PlanCheck = {
         ),
       ];
     }
-    if (!isOnMinor(from, FROM_MINOR))
-      return [verdict('same-server-version', 'refuse', `members run ${from}, not ${FROM_MINOR}.x`)];
+    if (compareMinor(parseVersion(from) ?? parseVersion('0.0')!, parseVersion(OLDEST_MINOR)!) < 0)
+      return [verdict('same-server-version', 'refuse', `members run ${from}, older than ${OLDEST_MINOR}.x`)];
     const silent = silentOnVersion(input).map((m) => m.name);
     if (silent.length > 0)
       return [

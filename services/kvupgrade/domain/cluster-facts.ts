@@ -14,6 +14,9 @@ export interface MemberFacts {
     | { readonly ok: false; readonly error: string; readonly authRequired: boolean };
   /** Member ID as the decimal string the gateway gives (a uint64, never a JS number). */
   readonly memberId: string | undefined;
+  /** The data file's version and a downgrade the cluster is enabled for, from its status (3.6 on). */
+  readonly storageVersion?: string;
+  readonly downgradeTarget?: string;
   /** Size of the newest v2 store snapshot in the data folder; undefined when it cannot be read from here. */
   readonly v2SnapshotBytes: number | undefined;
   /** The processes the driver found for the member; undefined when not looked for. */
@@ -50,6 +53,8 @@ export interface ToolFacts {
   /** Reported version, or why the binary could not be run; undefined when not checked (remote driver). */
   readonly current?: { readonly version?: string; readonly error?: string };
   readonly target?: { readonly version?: string; readonly error?: string };
+  /** binaries.via, in order (local driver only). */
+  readonly via?: readonly { readonly version?: string; readonly error?: string }[];
   readonly etcdctl?: { readonly version?: string; readonly error?: string };
   readonly etcdutl?: { readonly version?: string; readonly error?: string };
 }
@@ -58,7 +63,12 @@ export interface ClusterFacts {
   readonly members: readonly MemberFacts[];
   /** `member list` from any member: names and peer URLs; undefined when no member answered. */
   readonly memberList:
-    | readonly { readonly id: string; readonly name: string; readonly peerUrls: readonly string[] }[]
+    | readonly {
+        readonly id: string;
+        readonly name: string;
+        readonly peerUrls: readonly string[];
+        readonly isLearner?: boolean;
+      }[]
     | undefined;
   readonly tools: ToolFacts;
   /** A read without credentials is refused; undefined when no member answered (then nothing is known). */

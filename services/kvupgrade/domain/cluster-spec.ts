@@ -21,7 +21,17 @@ export interface UpgradeOptions {
   readonly pollIntervalMs: number;
   /** How long a step's event may wait for Kafka before the run stops (a broker failover takes seconds). */
   readonly recordWaitSeconds: number;
+  /** A route stops after each hop (the cluster on a release, its cluster version raised); resume takes the next. */
+  readonly pauseBetweenHops: boolean;
 }
+
+/** One release of a route: its etcd server binary and the version it must report. */
+export interface ViaRelease {
+  readonly version: string;
+  readonly etcd: string;
+}
+
+const RELEASE = /^\d+\.\d+\.\d+$/;
 
 export interface ClusterSpec {
   /** The cluster's name: the key of its events on kv.upgrade-progress. */
@@ -29,7 +39,12 @@ export interface ClusterSpec {
   readonly binaries: {
     /** The etcd 3.4 server binary: what members run now, and what a rollback puts back. */
     readonly current: string;
+    /** Where the run ends. */
     readonly target: string;
+    /** The releases a route passes through between current and target, in order (empty: one hop). */
+    readonly via: readonly ViaRelease[];
+    /** The target's version when the driver cannot run the binary here (command driver); undefined: as it reports. */
+    readonly targetVersion: string | undefined;
     readonly etcdctl: string;
     readonly etcdutl: string;
   };
@@ -51,6 +66,7 @@ export const DEFAULT_OPTIONS: UpgradeOptions = Object.freeze({
   requestTimeoutMs: 2000,
   pollIntervalMs: 100,
   recordWaitSeconds: 30,
+  pauseBetweenHops: false,
 });
 
 /** `files`: every file named by a well-formed field, also when other fields are not, so one run reports all. */
@@ -81,11 +97,24 @@ export function validateClusterSpec(raw: unknown, baseDir: string): ClusterSpecO
 
   const rawBinaries = isObj(raw.binaries) ? raw.binaries : {};
   if (!isObj(raw.binaries)) p.add('binaries', 'is required: current, target, etcdctl, etcdutl');
-  else p.unknownKeys('binaries', rawBinaries, ['current', 'target', 'etcdctl', 'etcdutl']);
+  else
+    p.unknownKeys('binaries', rawBinaries, [
+      'current',
+      'target',
+      'via',
+      'targetVersion',
+      'etcdctl',
+      'etcdutl',
+    ]);
   const bin = (key: string) => (isObj(raw.binaries) ? path(p.str(rawBinaries, key, `binaries.${key}`)) : '');
+  const targetVersion = p.str(rawBinaries, 'targetVersion', 'binaries.targetVersion', false);
+  if (targetVersion !== undefined && !RELEASE.test(targetVersion))
+    p.add('binaries.targetVersion', `must be a release like 3.6.16, got ${JSON.stringify(targetVersion)}`);
   const binaries = Object.freeze({
     current: bin('current'),
     target: bin('target'),
+    via: validateVia(rawBinaries.via, p, path),
+    targetVersion,
     etcdctl: bin('etcdctl'),
     etcdutl: bin('etcdutl'),
   });
@@ -162,6 +191,7 @@ export function validateClusterSpec(raw: unknown, baseDir: string): ClusterSpecO
       0,
       3600,
     ),
+    pauseBetweenHops: p.bool(o, 'pauseBetweenHops', 'options.pauseBetweenHops', d.pauseBetweenHops),
   };
 
   if (p.list.length > 0) return { ok: false, problems: p.list, files };
@@ -181,6 +211,36 @@ export function validateClusterSpec(raw: unknown, baseDir: string): ClusterSpecO
   };
 }
 
+/** `binaries.via`: a list of `{ version, etcd }`, versions as text (YAML reads 3.6 as a number). */
+function validateVia(raw: unknown, p: Problems, path: PathResolver): readonly ViaRelease[] {
+  if (raw === undefined) return Object.freeze([]);
+  if (!Array.isArray(raw)) {
+    p.add(
+      'binaries.via',
+      'must be a list of { version, etcd }: the releases between current and target, in order',
+    );
+    return Object.freeze([]);
+  }
+  const out: ViaRelease[] = [];
+  for (const [i, entry] of (raw as unknown[]).entries()) {
+    const at = `binaries.via[${i}]`;
+    if (!isObj(entry)) {
+      p.add(at, 'must be a mapping { version, etcd }');
+      continue;
+    }
+    p.unknownKeys(at, entry, ['version', 'etcd']);
+    const version = typeof entry.version === 'number' ? undefined : p.str(entry, 'version', `${at}.version`);
+    if (typeof entry.version === 'number')
+      p.add(`${at}.version`, `must be text like "3.5.35" (quote it), got ${entry.version}`);
+    else if (version !== undefined && !RELEASE.test(version))
+      p.add(`${at}.version`, `must be a release like 3.5.35, got ${JSON.stringify(version)}`);
+    const etcd = p.str(entry, 'etcd', `${at}.etcd`);
+    if (version !== undefined && RELEASE.test(version) && etcd !== undefined)
+      out.push(Object.freeze({ version, etcd: path(etcd) }));
+  }
+  return Object.freeze(out);
+}
+
 /** `--initial-cluster` as etcd reads it, or built from the members when the flags do not say. */
 export function initialCluster(spec: ClusterSpec): string {
   const fromFlags = flagValue(spec.members[0]?.parsedFlags ?? [], 'initial-cluster');
@@ -192,4 +252,17 @@ export function memberNamed(spec: ClusterSpec, name: string): MemberSpec {
   if (!member)
     throw new AppError('FAILED_PRECONDITION', `no member named ${name} in the cluster file of ${spec.name}`);
   return member;
+}
+
+/**
+ * The etcd binary of one release of a run's route: the route's last release is binaries.target, a
+ * release named in binaries.via is its binary, and any other (the one members ran first) binaries.current.
+ */
+export function releaseBinary(
+  spec: ClusterSpec,
+  route: readonly string[],
+  version: string | undefined,
+): string {
+  if (version !== undefined && version === route.at(-1)) return spec.binaries.target;
+  return spec.binaries.via.find((r) => r.version === version)?.etcd ?? spec.binaries.current;
 }

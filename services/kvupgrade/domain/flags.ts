@@ -128,9 +128,11 @@ export interface RemovedFlag {
   /** Only this value is removed (`--logger=capnslog`); undefined: the flag itself. */
   readonly value?: string;
   readonly replacement: string;
-  /** What 3.5.16 does when it sees it (observed). */
+  /** What the new release does when it sees it (observed for 3.5.16; the guides' word for later minors). */
   readonly effect: string;
 }
+
+const NOT_DEFINED = (flag: string) => `exits 2: "flag provided but not defined: -${flag}"`;
 
 /** Flags that etcd 3.5 no longer accepts: the member would not start with the same configuration. */
 export const REMOVED_IN_3_5: readonly RemovedFlag[] = Object.freeze([
@@ -143,26 +145,97 @@ export const REMOVED_IN_3_5: readonly RemovedFlag[] = Object.freeze([
   {
     flag: 'log-output',
     replacement: '--log-outputs (several outputs, comma separated, e.g. stderr)',
-    effect: 'exits 2: "flag provided but not defined: -log-output"',
+    effect: NOT_DEFINED('log-output'),
   },
-  {
-    flag: 'debug',
-    replacement: '--log-level=debug',
-    effect: 'exits 2: "flag provided but not defined: -debug"',
-  },
+  { flag: 'debug', replacement: '--log-level=debug', effect: NOT_DEFINED('debug') },
   {
     flag: 'log-package-levels',
     replacement: 'none: use --logger=zap with --log-level',
-    effect: 'exits 2: "flag provided but not defined: -log-package-levels"',
+    effect: NOT_DEFINED('log-package-levels'),
   },
 ]);
 
-/** The removed flags a member's configuration uses, each with its replacement. */
-export function removedFlagsIn(flags: readonly Flag[]): RemovedFlag[] {
-  return REMOVED_IN_3_5.filter((removed) =>
+/** The 3.6 guide's "Flags removed": the v2 API and the v2 proxy are gone. */
+export const REMOVED_IN_3_6: readonly RemovedFlag[] = Object.freeze([
+  {
+    flag: 'enable-v2',
+    replacement:
+      'none: drop it once `etcdutl check v2store` finds no custom v2 content (the 3.6 guide, "V2 Store")',
+    effect: NOT_DEFINED('enable-v2'),
+  },
+  {
+    flag: 'experimental-enable-v2v3',
+    replacement: 'none (v2 emulation is gone)',
+    effect: NOT_DEFINED('experimental-enable-v2v3'),
+  },
+  ...[
+    'proxy',
+    'proxy-failure-wait',
+    'proxy-refresh-interval',
+    'proxy-dial-timeout',
+    'proxy-write-timeout',
+    'proxy-read-timeout',
+  ].map((flag) => ({
+    flag,
+    replacement: 'none: run `etcd grpc-proxy` instead of the v2 proxy',
+    effect: NOT_DEFINED(flag),
+  })),
+]);
+
+/** The 3.6 guide's deprecated experimental flags, with the name 3.6 gives them (3.7 removes the old names). */
+export const RENAMED_IN_3_6: ReadonlyMap<string, string> = new Map([
+  ['experimental-bootstrap-defrag-threshold-megabytes', '--bootstrap-defrag-threshold-megabytes'],
+  ['experimental-compaction-batch-limit', '--compaction-batch-limit'],
+  ['experimental-compact-hash-check-time', '--compact-hash-check-time'],
+  ['experimental-compaction-sleep-interval', '--compaction-sleep-interval'],
+  ['experimental-corrupt-check-time', '--corrupt-check-time'],
+  ['experimental-enable-distributed-tracing', '--enable-distributed-tracing'],
+  ['experimental-distributed-tracing-address', '--distributed-tracing-address'],
+  ['experimental-distributed-tracing-instance-id', '--distributed-tracing-instance-id'],
+  ['experimental-distributed-tracing-sampling-rate', '--distributed-tracing-sampling-rate'],
+  ['experimental-distributed-tracing-service-name', '--distributed-tracing-service-name'],
+  ['experimental-downgrade-check-time', '--downgrade-check-time'],
+  ['experimental-max-learners', '--max-learners'],
+  ['experimental-memory-mlock', '--memory-mlock'],
+  ['experimental-peer-skip-client-san-verification', '--peer-skip-client-san-verification'],
+  ['experimental-snapshot-catchup-entries', '--snapshot-catchup-entries'],
+  ['experimental-warning-apply-duration', '--warning-apply-duration'],
+  ['experimental-warning-unary-request-duration', '--warning-unary-request-duration'],
+  ['experimental-watch-progress-notify-interval', '--watch-progress-notify-interval'],
+  ['experimental-compact-hash-check-enabled', '--feature-gates=CompactHashCheck=true'],
+  ['experimental-initial-corrupt-check', '--feature-gates=InitialCorruptCheck=true'],
+  ['experimental-enable-lease-checkpoint', '--feature-gates=LeaseCheckpoint=true'],
+  ['experimental-enable-lease-checkpoint-persist', '--feature-gates=LeaseCheckpointPersist=true'],
+  ['experimental-stop-grpc-service-on-defrag', '--feature-gates=StopGRPCServiceOnDefrag=true'],
+  ['experimental-txn-mode-write-with-shared-buffer', '--feature-gates=TxnModeWriteWithSharedBuffer=false'],
+]);
+
+/** The 3.7 guide: every deprecated --experimental-* flag is removed. */
+const removedIn37 = (name: string): RemovedFlag | undefined =>
+  name.startsWith('experimental-')
+    ? {
+        flag: name,
+        replacement: RENAMED_IN_3_6.get(name) ?? 'its 3.6 equivalent (the 3.6 guide, "Flags deprecated")',
+        effect: 'refuses to start (the 3.7 guide, "Flags removed")',
+      }
+    : undefined;
+
+/** The flags a member's configuration uses that the minor `minor` removed, each with its replacement. */
+export function removedFlagsIn(flags: readonly Flag[], minor = '3.5'): RemovedFlag[] {
+  if (minor === '3.7')
+    return [...new Set(flags.map((f) => f.name))].flatMap((name) => removedIn37(name) ?? []);
+  const table = minor === '3.6' ? REMOVED_IN_3_6 : minor === '3.5' ? REMOVED_IN_3_5 : [];
+  return table.filter((removed) =>
     flags.some((f) => f.name === removed.flag && (removed.value === undefined || f.value === removed.value)),
   );
 }
+
+/** Deprecated flags a member uses that 3.6 still accepts under an old name, with their new names. */
+export const deprecatedIn36 = (flags: readonly Flag[]): { flag: string; replacement: string }[] =>
+  [...new Set(flags.map((f) => f.name))].flatMap((name) => {
+    const replacement = RENAMED_IN_3_6.get(name);
+    return replacement ? [{ flag: name, replacement }] : [];
+  });
 
 /** Shell-style rendering of an argument list, for messages and command templates. */
 export function shellQuote(arg: string): string {

@@ -66,6 +66,8 @@ export function runOutcome(state: UpgradeState): string {
       return `was rolled back${when}`;
     case 'restored':
       return `was restored from its snapshot${when}`;
+    case 'downgraded':
+      return `was downgraded${when}`;
     case 'failed':
       return `failed${when}`;
     default:

@@ -1,9 +1,9 @@
 // The checks of what each member runs with: v2 data, flags, binaries, processes, data folders, TLS.
-import type { CertificateFacts, ClusterFacts, ToolFacts } from './cluster-facts.ts';
+import type { CertificateFacts, ClusterFacts } from './cluster-facts.ts';
 import type { ClusterSpec } from './cluster-spec.ts';
-import { flagValue, removedFlagsIn } from './flags.ts';
-import { type PlanCheck, type Verdict, verdict } from './plan-check.ts';
-import { FROM_MINOR, isOnMinor, TO_MINOR } from './versions.ts';
+import { deprecatedIn36, flagValue, removedFlagsIn } from './flags.ts';
+import { type CheckInput, commonServerVersion, type PlanCheck, type Verdict, verdict } from './plan-check.ts';
+import { isOnMinor, minorOf } from './versions.ts';
 
 /** The etcd guide: over 50 MB of v2 data, a newly upgraded member may need up to 2 minutes to catch up. */
 export const V2_PACING_THRESHOLD_BYTES = 50 * 1024 * 1024;
@@ -48,25 +48,62 @@ export function v2Pacing(spec: ClusterSpec, facts: ClusterFacts): { pacingMs: nu
 
 const v2Data: PlanCheck = { name: 'v2-data', judge: ({ spec, facts }) => [v2Pacing(spec, facts).verdict] };
 
-/** Flags 3.5 removed (refused), and members without --logger (their log format changes). */
+/**
+ * The minors a route enters, in order; with no route (the members did not say what they run), the
+ * minors of the cluster file's releases after binaries.current's (3.4 when it cannot be run here).
+ */
+export function minorsEntered(input: CheckInput): string[] {
+  const releases =
+    input.route.releases.length > 0
+      ? input.route.releases
+      : [
+          input.facts.tools.current?.version ?? '3.4',
+          ...input.spec.binaries.via.map((r) => r.version),
+          input.target,
+        ];
+  const minors = releases.map((v) => minorOf(v) ?? v);
+  return minors.filter((m, i) => i > 0 && m !== minors[i - 1]);
+}
+
+/** Flags a minor of the route removed (refused), and members without --logger (their log format changes on 3.5). */
 const flags: PlanCheck = {
   name: 'removed-flags',
-  judge({ spec }) {
+  judge(input) {
+    const { spec } = input;
+    const minors = minorsEntered(input);
     const out: Verdict[] = [];
     let removedAny = false;
     for (const member of spec.members) {
-      const removed = removedFlagsIn(member.parsedFlags);
-      for (const r of removed) {
-        removedAny = true;
-        out.push(
-          verdict(
-            'removed-flags',
-            'refuse',
-            `${member.name} uses --${r.flag}${r.value ? `=${r.value}` : ''}, removed in 3.5 (3.5.16 ${r.effect}); replace it with ${r.replacement}`,
-          ),
-        );
+      let removedHere = 0;
+      for (const minor of minors) {
+        const removed = removedFlagsIn(member.parsedFlags, minor);
+        for (const r of removed) {
+          removedAny = true;
+          removedHere++;
+          const effect = minor === '3.5' ? `3.5.16 ${r.effect}` : r.effect;
+          out.push(
+            verdict(
+              'removed-flags',
+              'refuse',
+              `${member.name} uses --${r.flag}${r.value ? `=${r.value}` : ''}, removed in ${minor} (${effect}); replace it with ${r.replacement}`,
+            ),
+          );
+        }
       }
-      if (flagValue(member.parsedFlags, 'logger') === undefined && removed.length === 0)
+      if (minors.includes('3.6') && !minors.includes('3.7'))
+        for (const d of deprecatedIn36(member.parsedFlags))
+          out.push(
+            verdict(
+              'deprecated-flags',
+              'warn',
+              `${member.name} uses --${d.flag}, deprecated in 3.6 and removed in 3.7; 3.6 takes ${d.replacement}`,
+            ),
+          );
+      if (
+        minors.includes('3.5') &&
+        flagValue(member.parsedFlags, 'logger') === undefined &&
+        removedHere === 0
+      )
         out.push(
           verdict(
             'logger',
@@ -75,28 +112,43 @@ const flags: PlanCheck = {
           ),
         );
     }
-    if (!removedAny) out.push(verdict('removed-flags', 'pass', 'no member uses a flag that 3.5 removed'));
+    if (!removedAny && minors.length > 0)
+      out.push(verdict('removed-flags', 'pass', `no member uses a flag that ${minors.join(' or ')} removed`));
     return out;
   },
 };
 
 const binaries: PlanCheck = {
   name: 'binaries',
-  judge({ facts }) {
-    const judge = (key: keyof ToolFacts, label: string, minor: string | undefined): Verdict[] => {
-      const fact = facts.tools[key];
+  judge({ facts, spec }) {
+    const judge = (
+      fact: { readonly version?: string; readonly error?: string } | undefined,
+      label: string,
+      expected: { minor?: string; exact?: string },
+    ): Verdict[] => {
       if (!fact) return [];
       if (fact.error || !fact.version)
         return [verdict('binaries', 'refuse', `${label} cannot run: ${fact.error ?? 'no version'}`)];
-      if (minor && !isOnMinor(fact.version, minor))
-        return [verdict('binaries', 'refuse', `${label} is ${fact.version}, expected ${minor}.x`)];
+      if (expected.exact && fact.version !== expected.exact)
+        return [verdict('binaries', 'refuse', `${label} is ${fact.version}, expected ${expected.exact}`)];
+      if (expected.minor && !isOnMinor(fact.version, expected.minor))
+        return [verdict('binaries', 'refuse', `${label} is ${fact.version}, expected ${expected.minor}.x`)];
       return [verdict('binaries', 'pass', `${label} ${fact.version}`)];
     };
+    const running = commonServerVersion(facts);
+    const runningMinor = running ? minorOf(running) : undefined;
+    // A cluster already on a release of binaries.via (a route continued) runs no binaries.current.
+    const onVia = spec.binaries.via.some((r) => r.version === running);
     return [
-      ...judge('current', 'binaries.current (etcd)', FROM_MINOR),
-      ...judge('target', 'binaries.target (etcd)', TO_MINOR),
-      ...judge('etcdctl', 'binaries.etcdctl', undefined),
-      ...judge('etcdutl', 'binaries.etcdutl', undefined),
+      ...judge(facts.tools.current, 'binaries.current (etcd)', onVia ? {} : { minor: runningMinor }),
+      ...spec.binaries.via.flatMap((r, i) =>
+        judge(facts.tools.via?.[i], `binaries.via[${i}] (etcd)`, { exact: r.version }),
+      ),
+      ...judge(facts.tools.target, 'binaries.target (etcd)', {
+        exact: spec.binaries.targetVersion,
+      }),
+      ...judge(facts.tools.etcdctl, 'binaries.etcdctl', {}),
+      ...judge(facts.tools.etcdutl, 'binaries.etcdutl', {}),
     ];
   },
 };

@@ -1,5 +1,5 @@
 // A cluster built again under the same name is another cluster: what tells two incarnations apart.
-import { FROM_MINOR, isOnMinor, TO_MINOR } from './versions.ts';
+import { compareMinor, minorOf, parseVersion } from './versions.ts';
 
 export interface MemberIncarnation {
   readonly name: string;
@@ -32,6 +32,8 @@ export interface ObservedCluster {
 export interface RunOfIncarnation {
   readonly phase: string;
   readonly incarnation: Incarnation | undefined;
+  /** The release the run's last hop went to. */
+  readonly toVersion?: string | undefined;
 }
 
 const listed = (items: readonly string[]) => items.join(', ');
@@ -77,9 +79,16 @@ export function incarnationDifferences(run: RunOfIncarnation, now: ObservedClust
     if (was !== undefined && is !== undefined && is < was)
       reasons.push(`revision ${is} is below ${was}, where that run began`);
   }
-  // The cluster version of a completed run was 3.5, and a 3.5 cluster never goes back to 3.4.
-  const older = now.versions.find((v) => isOnMinor(v.cluster, FROM_MINOR));
+  // A completed run raised the cluster version, and only a downgrade (a run of its own) lowers it.
+  // Runs recorded before routes were all 3.4 -> 3.5.
+  const reached = parseVersion(run.toVersion ?? '3.5');
+  const older = now.versions.find((v) => {
+    const cv = parseVersion(v.cluster);
+    return reached !== undefined && cv !== undefined && compareMinor(cv, reached) < 0;
+  });
   if (run.phase === 'completed' && older)
-    reasons.push(`cluster version ${older.cluster} now, ${TO_MINOR} when that run completed`);
+    reasons.push(
+      `cluster version ${older.cluster} now, ${minorOf(run.toVersion ?? '3.5')} when that run completed`,
+    );
   return reasons;
 }

@@ -1,61 +1,12 @@
 import { AppError } from '../../../shared/errors.ts';
-import type { Incarnation } from './incarnation.ts';
 import { ACTIVE_PHASES, BEFORE_POINT_OF_NO_RETURN, type Phase } from './phases.ts';
-import {
-  initialState,
-  remaining,
-  rollbackTargets,
-  type SnapshotInfo,
-  type UpgradeState,
-} from './run-state.ts';
+import { initialState, lastHop, remaining, rollbackTargets, type UpgradeState } from './run-state.ts';
+import type { Trigger, TriggerType } from './triggers.ts';
+import { minorOf } from './versions.ts';
 
 // The spec's states and transitions as a table: `transition` is the only way a run's state changes.
 
-export type Trigger =
-  | {
-      readonly type: 'checks-passed';
-      readonly runId: string;
-      readonly order: readonly string[];
-      readonly leader: string;
-      readonly fromVersion: string;
-      readonly toVersion: string;
-      readonly pacingMs: number;
-      /** The cluster the checks were made on. */
-      readonly incarnation?: Incarnation;
-    }
-  | { readonly type: 'snapshot-saved'; readonly snapshot: SnapshotInfo; readonly elapsedMs: number }
-  | { readonly type: 'member-stopping'; readonly member: string; readonly leader: string | undefined }
-  | { readonly type: 'member-stopped'; readonly member: string; readonly elapsedMs: number }
-  | { readonly type: 'member-starting'; readonly member: string }
-  | {
-      readonly type: 'member-upgraded';
-      readonly member: string;
-      readonly version: string;
-      readonly elapsedMs: number;
-    }
-  | { readonly type: 'all-members-upgraded' }
-  | { readonly type: 'cluster-version-updated'; readonly clusterVersion: string; readonly elapsedMs: number }
-  | { readonly type: 'step-failed'; readonly member: string | undefined; readonly error: string }
-  | { readonly type: 'rollback-requested' }
-  | {
-      readonly type: 'member-rolled-back';
-      readonly member: string;
-      readonly version: string;
-      readonly elapsedMs: number;
-    }
-  | { readonly type: 'rollback-finished' }
-  | { readonly type: 'rollback-failed'; readonly member: string | undefined; readonly error: string }
-  | { readonly type: 'restore-started'; readonly lostRevisions: number | undefined }
-  | { readonly type: 'member-restored'; readonly member: string }
-  | {
-      readonly type: 'restore-finished';
-      readonly elapsedMs: number;
-      /** The restored cluster: a new cluster ID, new member IDs, new data folders. */
-      readonly incarnation?: Incarnation;
-    }
-  | { readonly type: 'restore-failed'; readonly member: string | undefined; readonly error: string }
-  | { readonly type: 'resumed' };
-export type TriggerType = Trigger['type'];
+export type { Trigger, TriggerType } from './triggers.ts';
 
 interface Transition {
   readonly trigger: TriggerType;
@@ -74,16 +25,33 @@ export const TRANSITIONS: readonly Transition[] = Object.freeze([
   { trigger: 'member-upgraded', from: ['starting'], to: 'member-upgraded' },
   { trigger: 'all-members-upgraded', from: ['member-upgraded'], to: 'awaiting-cluster-version' },
   { trigger: 'cluster-version-updated', from: ['awaiting-cluster-version'], to: 'completed' },
+  // A route: each hop but the last ends between hops; the next starts with its own checks and snapshot.
+  { trigger: 'hop-completed', from: ['awaiting-cluster-version'], to: 'between-hops' },
+  { trigger: 'hop-checks-passed', from: ['between-hops'], to: 'checked' },
   { trigger: 'step-failed', from: BEFORE_POINT_OF_NO_RETURN, to: 'rolling-back' },
   { trigger: 'step-failed', from: ['awaiting-cluster-version'], to: 'failed' },
-  { trigger: 'rollback-requested', from: [...BEFORE_POINT_OF_NO_RETURN, 'failed'], to: 'rolling-back' },
+  // After a patch hop (no point of no return) too: the older patch's binary goes back.
+  {
+    trigger: 'rollback-requested',
+    from: [...BEFORE_POINT_OF_NO_RETURN, 'failed', 'completed', 'between-hops'],
+    to: 'rolling-back',
+  },
   { trigger: 'member-rolled-back', from: ['rolling-back'], to: 'rolling-back' },
   { trigger: 'rollback-finished', from: ['rolling-back'], to: 'rolled-back' },
   { trigger: 'rollback-failed', from: ['rolling-back'], to: 'failed' },
-  { trigger: 'restore-started', from: ['completed', 'awaiting-cluster-version', 'failed'], to: 'restoring' },
+  {
+    trigger: 'restore-started',
+    from: ['completed', 'between-hops', 'awaiting-cluster-version', 'failed'],
+    to: 'restoring',
+  },
   { trigger: 'member-restored', from: ['restoring'], to: 'restoring' },
   { trigger: 'restore-finished', from: ['restoring'], to: 'restored' },
   { trigger: 'restore-failed', from: ['restoring'], to: 'failed' },
+  { trigger: 'downgrade-requested', from: ['completed', 'between-hops', 'failed'], to: 'downgrading' },
+  { trigger: 'downgrade-enabled', from: ['downgrading'], to: 'downgrading' },
+  { trigger: 'member-downgraded', from: ['downgrading'], to: 'downgrading' },
+  { trigger: 'downgrade-finished', from: ['downgrading'], to: 'downgraded' },
+  { trigger: 'downgrade-failed', from: ['downgrading'], to: 'failed' },
   ...ACTIVE_PHASES.map((phase) => ({ trigger: 'resumed' as const, from: [phase], to: phase })),
 ]);
 export class IllegalTransitionError extends AppError {
@@ -112,6 +80,13 @@ export function transition(state: UpgradeState, trigger: Trigger, at: number): U
         trigger.order.length > 0 && trigger.order.at(-1) === trigger.leader,
         'the order must end with the leader',
       );
+      guard(
+        trigger.route === undefined ||
+          (trigger.route.length >= 2 &&
+            trigger.route[0] === trigger.fromVersion &&
+            trigger.route[1] === trigger.toVersion),
+        'the route must start with the first hop',
+      );
       return {
         ...initialState(state.cluster),
         phase: found.to,
@@ -120,6 +95,7 @@ export function transition(state: UpgradeState, trigger: Trigger, at: number): U
         leader: trigger.leader,
         fromVersion: trigger.fromVersion,
         toVersion: trigger.toVersion,
+        route: trigger.route ?? [trigger.fromVersion, trigger.toVersion],
         pacingMs: trigger.pacingMs,
         incarnation: trigger.incarnation,
         startedAt: at,
@@ -158,10 +134,70 @@ export function transition(state: UpgradeState, trigger: Trigger, at: number): U
       );
       return next;
     case 'cluster-version-updated':
+      guard(lastHop(state), `hop ${state.hop + 1} of ${state.route.length - 1} is not the route's last`);
       return { ...next, floorMs: state.floorMs + trigger.elapsedMs };
+    case 'hop-completed':
+      guard(!lastHop(state), 'the last hop ends the run (cluster-version-updated)');
+      return { ...next, floorMs: state.floorMs + trigger.elapsedMs, hopRaftIndex: trigger.raftIndex };
+    case 'hop-checks-passed':
+      guard(
+        trigger.order.length > 0 && trigger.order.at(-1) === trigger.leader,
+        'the order must end with the leader',
+      );
+      return {
+        ...next,
+        hop: state.hop + 1,
+        fromVersion: state.route[state.hop + 1],
+        toVersion: state.route[state.hop + 2],
+        order: trigger.order,
+        leader: trigger.leader,
+        pacingMs: trigger.pacingMs,
+        upgraded: [],
+        current: undefined,
+        lastUpgradedAt: undefined,
+      };
+    case 'downgrade-requested':
+      guard(
+        state.phase !== 'failed' || state.downgradeEnabled || state.upgraded.length === state.order.length,
+        'only a failed downgrade or a finished hop can be downgraded',
+      );
+      guard(
+        trigger.order.length > 0 && trigger.order.at(-1) === trigger.leader,
+        'the order must end with the leader',
+      );
+      return {
+        ...next,
+        order: trigger.order,
+        leader: trigger.leader,
+        current: undefined,
+        rolledBack: state.phase === 'failed' ? state.rolledBack : [],
+        error: undefined,
+      };
+    case 'downgrade-enabled':
+      return { ...next, downgradeEnabled: true };
+    case 'member-downgraded':
+      guard(state.downgradeEnabled, 'the downgrade is not enabled yet');
+      guard(state.order.includes(trigger.member), `${trigger.member} is not in the order`);
+      guard(!state.rolledBack.includes(trigger.member), `${trigger.member} is already downgraded`);
+      return { ...next, rolledBack: [...state.rolledBack, trigger.member] };
+    case 'downgrade-finished':
+      guard(
+        state.order.every((m) => state.rolledBack.includes(m)),
+        'members remain to downgrade',
+      );
+      return { ...next, upgraded: [], current: undefined };
+    case 'downgrade-failed':
+      return { ...next, error: trigger.error, current: trigger.member ?? state.current };
     case 'step-failed':
       return { ...next, error: trigger.error, current: trigger.member ?? state.current, rolledBack: [] };
     case 'rollback-requested':
+      guard(
+        (state.phase !== 'completed' && state.phase !== 'between-hops') ||
+          (state.fromVersion !== undefined &&
+            state.toVersion !== undefined &&
+            minorOf(state.fromVersion) === minorOf(state.toVersion)),
+        'after a minor hop the old binary cannot go back (its cluster version is raised)',
+      );
       return { ...next, error: 'rollback requested by an operator', rolledBack: [] };
     case 'member-rolled-back':
       guard(rollbackTargets(state).includes(trigger.member), `${trigger.member} needs no rollback`);
@@ -202,6 +238,8 @@ export type Action =
   | 'await-cluster-version'
   | 'roll-back'
   | 'restore'
+  | 'next-hop'
+  | 'downgrade'
   | 'none';
 
 export function nextAction(state: UpgradeState): Action {
@@ -223,6 +261,10 @@ export function nextAction(state: UpgradeState): Action {
       return 'roll-back';
     case 'restoring':
       return 'restore';
+    case 'between-hops':
+      return 'next-hop';
+    case 'downgrading':
+      return 'downgrade';
     default:
       return 'none';
   }

@@ -17,17 +17,22 @@ const REVERSIBLE = [
  *   completed                           cluster version 3.5: the point of no return
  *   rolling-back, rolled-back           3.4 binary restored on every upgraded member (downgrade works)
  *   restoring, restored                 after the point of no return: snapshot restored into new data folders
+ *   between-hops                        a route's hop done (its cluster version raised): the next hop is next
+ *   downgrading, downgraded             from 3.6 on, etcd's online downgrade of the last hop (writes kept)
  *   failed                              stopped; an operator decides (the event says why)
  */
 export const PHASES = [
   'idle',
   ...REVERSIBLE,
   'awaiting-cluster-version',
+  'between-hops',
   'completed',
   'rolling-back',
   'rolled-back',
   'restoring',
   'restored',
+  'downgrading',
+  'downgraded',
   'failed',
 ] as const;
 export type Phase = (typeof PHASES)[number];
@@ -38,6 +43,8 @@ export const BEFORE_POINT_OF_NO_RETURN: readonly Phase[] = Object.freeze([...REV
 export const ACTIVE_PHASES: readonly Phase[] = Object.freeze([
   ...BEFORE_POINT_OF_NO_RETURN,
   'awaiting-cluster-version',
+  'between-hops',
   'rolling-back',
   'restoring',
+  'downgrading',
 ]);

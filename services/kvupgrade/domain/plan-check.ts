@@ -1,7 +1,8 @@
 import type { ClusterFacts } from './cluster-facts.ts';
 import { answeredVersions } from './cluster-facts.ts';
 import type { ClusterSpec } from './cluster-spec.ts';
-import { isOnMinor, TO_MINOR } from './versions.ts';
+import type { Route } from './route.ts';
+import { isOnMinor, isRelease, minorOf } from './versions.ts';
 
 export type VerdictStatus = 'pass' | 'warn' | 'refuse' | 'done';
 
@@ -15,6 +16,10 @@ export interface CheckInput {
   readonly spec: ClusterSpec;
   readonly facts: ClusterFacts;
   readonly allowAuth: boolean;
+  /** From what the members run to the target, as planned from the facts. */
+  readonly route: Route;
+  /** Where the route ends (`3.5.x` when the target cannot be run here). */
+  readonly target: string;
 }
 
 /**
@@ -32,12 +37,12 @@ export const verdict = (check: string, status: VerdictStatus, message: string): 
   message,
 });
 
-/** Every member that answered runs 3.5 with cluster version 3.5: nothing left to upgrade. */
-export function alreadyUpgraded(facts: ClusterFacts): boolean {
+/** Every member that answered runs the target with the target's cluster version: nothing left to upgrade. */
+export function alreadyUpgraded(facts: ClusterFacts, target: string): boolean {
   const versions = answeredVersions(facts);
+  const minor = minorOf(target) ?? target;
   return (
-    versions.length > 0 &&
-    versions.every((v) => isOnMinor(v.cluster, TO_MINOR) && isOnMinor(v.server, TO_MINOR))
+    versions.length > 0 && versions.every((v) => isOnMinor(v.cluster, minor) && isRelease(v.server, target))
   );
 }
 

@@ -1,4 +1,4 @@
-import type { UpgradeProgressV2 } from '../../../schemas/gen/events.ts';
+import type { UpgradeProgressV3 } from '../../../schemas/gen/events.ts';
 import type { Incarnation } from './incarnation.ts';
 import type { Trigger } from './machine.ts';
 import type { Verdict } from './plan.ts';
@@ -7,8 +7,8 @@ import type { SnapshotInfo, UpgradeState } from './run-state.ts';
 export const PROGRESS_EVENT_TYPE = 'UpgradeProgress' as const;
 export type EventKind = 'transition' | 'check' | 'member_log' | 'note';
 
-/** The UpgradeProgress payload (schemas/upgrade-progress.v2.avsc): timestamps as read (Date) or written. */
-export type UpgradeProgress = UpgradeProgressV2<number | Date>;
+/** The UpgradeProgress payload (schemas/upgrade-progress.v3.avsc): timestamps as read (Date) or written. */
+export type UpgradeProgress = UpgradeProgressV3<number | Date>;
 
 /** Who is writing: the same for every event of one CLI invocation. */
 export interface EventContext {
@@ -28,6 +28,9 @@ const base = (state: UpgradeState, ctx: EventContext, at: number) => ({
   member: null,
   from_version: state.fromVersion ?? null,
   to_version: state.toVersion ?? null,
+  route: state.route,
+  hop: state.route.length > 0 ? state.hop : null,
+  raft_index: null,
   observed_version: null,
   elapsed_ms: null,
   leader: state.leader ?? null,
@@ -55,17 +58,23 @@ export function transitionEvent(
     step: trigger.type,
     member: typeof t.member === 'string' ? t.member : null,
     observed_version:
-      trigger.type === 'member-upgraded' || trigger.type === 'member-rolled-back'
+      trigger.type === 'member-upgraded' ||
+      trigger.type === 'member-rolled-back' ||
+      trigger.type === 'member-downgraded'
         ? trigger.version
-        : trigger.type === 'cluster-version-updated'
+        : trigger.type === 'cluster-version-updated' ||
+            trigger.type === 'hop-completed' ||
+            trigger.type === 'downgrade-enabled'
           ? trigger.clusterVersion
           : null,
     elapsed_ms: typeof t.elapsedMs === 'number' ? Math.round(t.elapsedMs) : null,
-    pacing_ms: trigger.type === 'checks-passed' ? trigger.pacingMs : null,
+    pacing_ms:
+      trigger.type === 'checks-passed' || trigger.type === 'hop-checks-passed' ? trigger.pacingMs : null,
     snapshot,
     lost_revisions: trigger.type === 'restore-started' ? (trigger.lostRevisions ?? null) : null,
     message: describe(trigger, after),
     error: typeof t.error === 'string' ? t.error : null,
+    raft_index: trigger.type === 'hop-completed' ? (trigger.raftIndex ?? null) : null,
     incarnation:
       (trigger.type === 'checks-passed' || trigger.type === 'restore-finished') && trigger.incarnation
         ? toAvroIncarnation(trigger.incarnation)
@@ -137,7 +146,33 @@ export function triggerOf(event: UpgradeProgress): Trigger | undefined {
         toVersion: event.to_version ?? '',
         pacingMs: event.pacing_ms ?? 0,
         ...incarnationOf(event),
+        // One hop is [from, to], what a run without a route (events before schema v3) takes.
+        ...(event.route.length > 2 ? { route: event.route } : {}),
       };
+    case 'hop-completed':
+      return {
+        type: 'hop-completed',
+        clusterVersion: event.observed_version ?? '',
+        elapsedMs,
+        ...(event.raft_index !== null ? { raftIndex: event.raft_index } : {}),
+      };
+    case 'hop-checks-passed':
+      return {
+        type: 'hop-checks-passed',
+        order: event.order,
+        leader: event.leader ?? '',
+        pacingMs: event.pacing_ms ?? 0,
+      };
+    case 'downgrade-requested':
+      return { type: 'downgrade-requested', order: event.order, leader: event.leader ?? '' };
+    case 'downgrade-enabled':
+      return { type: 'downgrade-enabled', clusterVersion: event.observed_version ?? '', elapsedMs };
+    case 'member-downgraded':
+      return { type: 'member-downgraded', member, version: event.observed_version ?? '', elapsedMs };
+    case 'downgrade-finished':
+      return { type: 'downgrade-finished', elapsedMs };
+    case 'downgrade-failed':
+      return { type: 'downgrade-failed', member: event.member ?? undefined, error };
     case 'snapshot-saved':
       if (!event.snapshot) return undefined;
       return { type: 'snapshot-saved', snapshot: fromAvroSnapshot(event.snapshot), elapsedMs };
@@ -228,7 +263,21 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 export function describe(trigger: Trigger, after: UpgradeState): string {
   switch (trigger.type) {
     case 'checks-passed':
-      return `checks passed; upgrading ${trigger.fromVersion} -> ${trigger.toVersion} in the order ${trigger.order.join(', ')} (leader ${trigger.leader} last)`;
+      return `checks passed; upgrading ${trigger.fromVersion} -> ${trigger.toVersion} in the order ${trigger.order.join(', ')} (leader ${trigger.leader} last)${trigger.route && trigger.route.length > 2 ? `; route ${trigger.route.join(' -> ')}, hop 1 of ${trigger.route.length - 1}` : ''}`;
+    case 'hop-completed':
+      return `hop ${after.hop + 1} of ${after.route.length - 1} done: cluster version ${trigger.clusterVersion} after ${seconds(trigger.elapsedMs)}; next ${after.route[after.hop + 1]} -> ${after.route[after.hop + 2]}`;
+    case 'hop-checks-passed':
+      return `hop ${after.hop + 1} of ${after.route.length - 1}: checks passed; upgrading ${after.fromVersion} -> ${after.toVersion} in the order ${trigger.order.join(', ')} (leader ${trigger.leader} last)`;
+    case 'downgrade-requested':
+      return `online downgrade ${after.toVersion} -> ${after.fromVersion} requested: etcd's downgrade, then the ${after.fromVersion} binary on ${trigger.order.join(', ')} (leader ${trigger.leader} last); every write is kept`;
+    case 'downgrade-enabled':
+      return `downgrade enabled: cluster version ${trigger.clusterVersion} on every member (${seconds(trigger.elapsedMs)})`;
+    case 'member-downgraded':
+      return `${trigger.member} runs ${trigger.version}, healthy (${seconds(trigger.elapsedMs)} from stop to healthy)`;
+    case 'downgrade-finished':
+      return `downgraded: every member runs ${after.fromVersion}, cluster healthy (${seconds(trigger.elapsedMs)})`;
+    case 'downgrade-failed':
+      return `downgrade failed${trigger.member ? ` on ${trigger.member}` : ''}: ${trigger.error}`;
     case 'snapshot-saved':
       return `snapshot saved from ${trigger.snapshot.member} and verified: ${trigger.snapshot.path}, revision ${trigger.snapshot.revision}, ${trigger.snapshot.totalKeys} keys, hash ${trigger.snapshot.hash}`;
     case 'member-stopping':

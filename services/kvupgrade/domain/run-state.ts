@@ -17,8 +17,17 @@ export interface UpgradeState {
   readonly runId: string | undefined;
   readonly order: readonly string[];
   readonly leader: string | undefined;
+  /** The hop in progress (or last done): from what, to what. */
   readonly fromVersion: string | undefined;
   readonly toVersion: string | undefined;
+  /** Every release of the run, in order: a route of several hops, or [from, to]. */
+  readonly route: readonly string[];
+  /** Which hop of the route: 0 for the first. */
+  readonly hop: number;
+  /** The leader's raft index when the last hop raised the cluster version. */
+  readonly hopRaftIndex: number | undefined;
+  /** A downgrade run only: etcd's downgrade is enabled (the cluster version is back on the older minor). */
+  readonly downgradeEnabled: boolean;
   readonly pacingMs: number;
   /** The member being stopped, started or gated. */
   readonly current: string | undefined;
@@ -48,6 +57,10 @@ export const initialState = (cluster: string): UpgradeState => ({
   leader: undefined,
   fromVersion: undefined,
   toVersion: undefined,
+  route: [],
+  hop: 0,
+  downgradeEnabled: false,
+  hopRaftIndex: undefined,
   pacingMs: 0,
   current: undefined,
   upgraded: [],
@@ -61,6 +74,9 @@ export const initialState = (cluster: string): UpgradeState => ({
   updatedAt: undefined,
   floorMs: 0,
 });
+/** Whether the hop in progress is the route's last. */
+export const lastHop = (state: UpgradeState): boolean => state.hop >= state.route.length - 2;
+
 export const remaining = (state: UpgradeState): string[] =>
   state.order.filter((m) => !state.upgraded.includes(m));
 

@@ -5,12 +5,17 @@ export interface Version {
   readonly patch: number;
 }
 
-const VERSION = /^v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+].*)?$/;
+// `3.5.x`: a release whose patch is not known (read as patch 0).
+const VERSION = /^v?(\d+)\.(\d+)(?:\.(\d+|x))?(?:[-+].*)?$/;
 
 export function parseVersion(text: string): Version | undefined {
   const match = VERSION.exec(text.trim());
   if (!match) return undefined;
-  return { major: Number(match[1]), minor: Number(match[2]), patch: Number(match[3] ?? 0) };
+  return {
+    major: Number(match[1]),
+    minor: Number(match[2]),
+    patch: Number(match[3] === 'x' ? 0 : (match[3] ?? 0)),
+  };
 }
 
 /** Negative, zero or positive as `a` is older, the same or newer than `b` (major.minor only). */
@@ -29,6 +34,12 @@ export function isOnMinor(text: string | undefined, minor: string): boolean {
   return text !== undefined && minorOf(text) === minor;
 }
 
-/** The upgrade this tool performs: every member from 3.4 to 3.5. */
-export const FROM_MINOR = '3.4';
-export const TO_MINOR = '3.5';
+/** The oldest minor kvupgrade upgrades from, and the minor a one-hop target is taken to be when it cannot be run here. */
+export const OLDEST_MINOR = '3.4';
+export const DEFAULT_TARGET = '3.5.x';
+
+/** Whether a member's reported version is the release `target` (`3.5.x`: any patch of 3.5). */
+export function isRelease(reported: string | undefined, target: string): boolean {
+  if (reported === undefined) return false;
+  return target.endsWith('.x') ? isOnMinor(reported, minorOf(target)!) : reported === target;
+}

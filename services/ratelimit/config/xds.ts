@@ -3,7 +3,7 @@
 // and its messages.
 import path from 'node:path';
 import protobuf from 'protobufjs';
-import { PROTO_ROOT } from '../../../shared/grpc-proto.ts';
+import { PROTO_ROOT } from '../../../shared/grpc.ts';
 import type { ConfigFile, MetadataValue } from './types.ts';
 
 export const RLS_CONFIG_TYPE_URL = 'type.googleapis.com/ratelimit.config.ratelimit.v3.RateLimitConfig';

@@ -40,6 +40,7 @@ export function openConfigKafka(options: {
     brokers: settings.kafkaBrokers,
     clientId: settings.kafkaClientId,
     client: settings.kafkaClient,
+    failpoints: settings.kafkaFailpoints,
     logger,
   });
   lifecycle.onStop('kafka', () => bus.close());

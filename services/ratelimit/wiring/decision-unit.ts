@@ -7,7 +7,7 @@ import { systemClock } from '../../../shared/clock.ts';
 import type { ServingStatus } from '../../../shared/grpc.ts';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
-import { createHealthMethods } from '../adapters/grpc/health-methods.ts';
+import { createHealthService } from '../../../shared/rpc/health.ts';
 import { createCallTimer } from '../adapters/telemetry/call-stats.ts';
 import { createHealthState, type HealthComponent } from '../adapters/telemetry/health.ts';
 import type { ResponseTimes } from '../adapters/telemetry/response-times.ts';
@@ -76,7 +76,7 @@ export async function startDecisionUnit(options: {
       yield [`ratelimit.localcache.${name}`, value];
   };
 
-  const grpcHealth = createHealthMethods();
+  const grpcHealth = createHealthService();
   const components: HealthComponent[] = ['redis', 'sigterm'];
   if (settings.healthyWithAtLeastOneConfigLoaded) components.push('config');
   const health = createHealthState({ components, grpcHealth, logger });

@@ -1,11 +1,11 @@
 // The listeners: a decision unit's HTTP (/json, /healthcheck) and gRPC (RLS, grpc.health.v1) ones,
 // traced when tracing is on, and the instance's debug listener.
 import type { Registry } from 'prom-client';
-import { startUnaryServer } from '../../../shared/grpc-server/unary-server.ts';
+import { startGrpcServer } from '../../../shared/grpc-server/grpc-server.ts';
 import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger } from '../../../shared/logger.ts';
-import type { HealthMethods } from '../adapters/grpc/health-methods.ts';
-import { createRlsMethod, grpcFailure, RLS_PATH } from '../adapters/grpc/rls-method.ts';
+import type { HealthService } from '../../../shared/rpc/health.ts';
+import { createRlsService } from '../adapters/grpc/rls-method.ts';
 import { grpcServerTls } from '../adapters/grpc/tls-credentials.ts';
 import { createDebugHandler } from '../adapters/http/debug-server.ts';
 import { createHttpHandler, startHttpServer } from '../adapters/http/http-server.ts';
@@ -35,7 +35,7 @@ export async function openDecisionListeners(options: {
   lifecycle: Lifecycle;
   service: RateLimitService;
   health: HealthState;
-  grpcHealth: HealthMethods;
+  grpcHealth: HealthService;
   timer: CallTimer;
   tracing: Tracing | undefined;
   ports: UnitPorts;
@@ -62,15 +62,17 @@ export async function openDecisionListeners(options: {
   lifecycle.onStop('HTTP server', () => http.stop());
 
   const tls = grpcServerTls(settings, logger, (name, stop) => lifecycle.onStop(name, stop));
-  const rls = createRlsMethod({ service: tracing ? tracing.traceService(service, 'grpc') : service, timer });
-  const grpc = await startUnaryServer({
+  const rls = createRlsService({
+    service: tracing ? tracing.traceService(service, 'grpc') : service,
+    timer,
+    ...(tracing ? { wrap: (handle) => tracing.traceUnary(handle) } : {}),
+  });
+  const grpc = await startGrpcServer({
     host: settings.grpcHost,
     port: ports.grpcPort,
     reusePort,
-    unary: new Map([[RLS_PATH, tracing ? tracing.traceUnary(rls) : rls], ...grpcHealth.unary]),
-    streaming: grpcHealth.streaming,
-    failure: grpcFailure(logger),
-    admit: tls?.admit,
+    services: [rls, grpcHealth.rpc],
+    ...(tls?.admit ? { admit: tls.admit } : {}),
     maxMessageBytes: MAX_MESSAGE_BYTES,
     maxConnectionAgeMs: settings.grpcMaxConnectionAgeMs,
     maxConnectionAgeGraceMs: settings.grpcMaxConnectionAgeGraceMs,

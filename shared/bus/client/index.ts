@@ -1,6 +1,8 @@
+import { withFailpoints } from './failpoints.ts';
 import type { KafkaClientName } from './names.ts';
 import type { ClientOptions, KafkaClient } from './types.ts';
 
+export { FAILPOINT_METHODS, type Failpoint, parseFailpoints, RETRIABLE_KAFKA_ERRORS } from './failpoints.ts';
 export { KAFKA_CLIENTS, type KafkaClientName } from './names.ts';
 export type * from './types.ts';
 
@@ -13,7 +15,7 @@ const LOADERS: Record<KafkaClientName, () => Promise<(options: ClientOptions) =>
 
 /** The client of library `name`; the library loads on the first call. */
 export function openKafkaClient(name: KafkaClientName, options: ClientOptions): KafkaClient {
-  const loaded = LOADERS[name]().then((create) => create(options));
+  const loaded = LOADERS[name]().then((create) => withFailpoints(create(options), options.failpoints ?? []));
   loaded.catch(() => undefined); // each call reports a failure to load
   const client = (): Promise<KafkaClient> => loaded;
   return {

@@ -1,6 +1,8 @@
 // What the bus needs from a Kafka client library. Only the files in this folder import one, so
 // changing the library is a change to this folder alone (a lint rule keeps it so).
+
 import type { Logger } from '../../logger.ts';
+import type { Failpoint } from './failpoints.ts';
 
 /** A topic as the bus declares it; the client creates it so. */
 export interface TopicDeclaration {
@@ -168,4 +170,6 @@ export interface ClientOptions {
   readonly brokers: readonly string[];
   readonly clientId: string;
   readonly logger: Logger;
+  /** Calls made to fail on purpose (KAFKA_FAILPOINTS, tests); none by default. */
+  readonly failpoints?: readonly Failpoint[];
 }

@@ -89,7 +89,7 @@ describe('cluster file', () => {
       [
         `cluster file ${fixture('bad-values.yaml')} is invalid:`,
         `  - cluster: must be letters, digits, '.', '_' or '-', got "lab one"`,
-        '  - binaries.etcd: unknown field (allowed: current, target, etcdctl, etcdutl)',
+        '  - binaries.etcd: unknown field (allowed: current, target, via, targetVersion, etcdctl, etcdutl)',
         '  - driver.kind: must be local or command, got "docker"',
         '  - members[0].clientUrl: must be an http(s) URL with a host and port and no path, got "127.0.0.1:2379"',
         '  - members[0].peerUrl: must be an http(s) URL with a host and port and no path, got "http://127.0.0.1:2380/peers"',
@@ -97,7 +97,7 @@ describe('cluster file', () => {
         '  - members[1].flags: must set --name=m2 (the member\'s name), found "m1"',
         '  - members[1].flags: --advertise-client-urls must include the clientUrl http://127.0.0.1:2389',
         '  - members[1].flags: --initial-advertise-peer-urls must include the peerUrl http://127.0.0.1:2390',
-        '  - options.retries: unknown field (allowed: transferLeadership, v2PacingSeconds, pacingSeconds, stopTimeoutSeconds, gateTimeoutSeconds, clusterVersionTimeoutSeconds, requestTimeoutMs, pollIntervalMs, recordWaitSeconds)',
+        '  - options.retries: unknown field (allowed: transferLeadership, v2PacingSeconds, pacingSeconds, stopTimeoutSeconds, gateTimeoutSeconds, clusterVersionTimeoutSeconds, requestTimeoutMs, pollIntervalMs, recordWaitSeconds, pauseBetweenHops)',
         '  - options.transferLeadership: must be true or false, got "yes"',
         '  - options.gateTimeoutSeconds: must be a number from 1 to 3600, got 0',
       ].join('\n'),
@@ -132,7 +132,7 @@ describe('cluster file', () => {
       [
         `cluster file ${fixture('bad-several.yaml')} is invalid:`,
         '  - members[0].clientUrl: must be an http(s) URL with a host and port and no path, got "http://127.0.0.1:2379/v3"',
-        '  - options.retries: unknown field (allowed: transferLeadership, v2PacingSeconds, pacingSeconds, stopTimeoutSeconds, gateTimeoutSeconds, clusterVersionTimeoutSeconds, requestTimeoutMs, pollIntervalMs, recordWaitSeconds)',
+        '  - options.retries: unknown field (allowed: transferLeadership, v2PacingSeconds, pacingSeconds, stopTimeoutSeconds, gateTimeoutSeconds, clusterVersionTimeoutSeconds, requestTimeoutMs, pollIntervalMs, recordWaitSeconds, pauseBetweenHops)',
         '  - options.gateTimeoutSeconds: must be a number from 1 to 3600, got 0',
         `  - auth.passwordFile: cannot read ${fixture('secrets/root.password')}: no such file`,
         '  - tls.ca: cannot read /nonexistent/kvupgrade/ca.crt: no such file',

@@ -93,8 +93,13 @@ describe('the transition table', () => {
 
   it('has no way back to the old binary after the point of no return, only the snapshot', () => {
     expect(edge('completed', 'step-failed')).toBeUndefined();
-    expect(edge('completed', 'rollback-requested')).toBeUndefined();
+    // Only after a patch hop (no point of no return): a minor hop's old binary is refused by the guard.
+    const completed = play(happyPath);
+    expect(() => transition(completed, { type: 'rollback-requested' }, 99)).toThrow(
+      /after a minor hop the old binary cannot go back/,
+    );
     expect(edge('completed', 'restore-started')?.to).toBe('restoring');
+    expect(edge('completed', 'downgrade-requested')?.to).toBe('downgrading');
     expect(edge('awaiting-cluster-version', 'step-failed')?.to).toBe('failed');
     expect(edge('starting', 'step-failed')?.to).toBe('rolling-back');
   });

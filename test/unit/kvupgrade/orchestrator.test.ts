@@ -39,6 +39,8 @@ describe('the orchestrator on a 3-member 3.4 cluster whose leader is m2', () => 
         'membership',
         'leader',
         'quorum-tolerance',
+        'route',
+        'learners',
         'v2-data',
         'removed-flags',
         'binaries',

@@ -183,7 +183,7 @@ describe('plan', () => {
     const plan = evaluatePlan(specWith(), factsWith({ m1: on35, m2: on35, m3: on35 }), { allowAuth: false });
     expect(plan.outcome).toBe('done');
     expect(verdict(plan, 'cluster-version')[0]!.message).toBe(
-      'the cluster version is already 3.5 on every member: nothing to do',
+      'every member runs 3.5.16 with cluster version 3.5: nothing to do',
     );
   });
 

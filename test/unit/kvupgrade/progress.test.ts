@@ -89,7 +89,7 @@ describe('UpgradeProgress events', () => {
     const state = transition(initialState('c1'), triggers[0]!, 5);
     const { incarnation: _, ...old } = transitionEvent(state, triggers[0]!, ctx, 5);
     const decoded = catalog.decode(v1.encode(PROGRESS_EVENT_TYPE, old));
-    expect(decoded).toMatchObject({ writerVersion: 1, readerVersion: 2 });
+    expect(decoded).toMatchObject({ writerVersion: 1, readerVersion: 3 });
     expect((decoded.payload as unknown as UpgradeProgress).incarnation).toBe(null);
     expect(triggerOf(decoded.payload as unknown as UpgradeProgress)).toEqual(triggers[0]);
   });

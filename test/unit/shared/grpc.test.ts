@@ -12,19 +12,16 @@ import { loadSync } from '@grpc/proto-loader';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../shared/errors.ts';
 import {
-  createHealthService,
-  type GrpcServerOptions,
-  type HealthService,
   loadPackageDefinition,
   lookupService,
   PROTO_LOADER_OPTIONS,
   PROTO_ROOT,
-  startGrpcServer,
-  type UnaryContext,
-  unary,
 } from '../../../shared/grpc.ts';
-import { startH2GrpcServer } from '../../../shared/grpc-server/grpc-js-services.ts';
+import { startGrpcServer } from '../../../shared/grpc-server/grpc-server.ts';
 import { silentLogger } from '../../../shared/logger.ts';
+import type { HandlerContext } from '../../../shared/rpc/contract.ts';
+import { createHealthService, type HealthService } from '../../../shared/rpc/health.ts';
+import { protoService } from '../../../shared/rpc/proto-service.ts';
 import { memoryLogger } from '../../helpers/memory-logger.ts';
 
 interface SayRequest {
@@ -58,15 +55,17 @@ const echoPackage = grpcLoadPackageDefinition(
 const Echo = lookupService(echoPackage, 'test.echo.Echo');
 const Health = lookupService(loadPackageDefinition(['grpc/health/v1/health.proto']), 'grpc.health.v1.Health');
 
-/** Both servers take the same registrations: grpc-js's own, and ours on HTTP/2 of our own. */
 interface Running {
   readonly port: number;
   stop(deadlineMs: number): Promise<void>;
 }
-const SERVERS = [
-  ['grpc-js', startGrpcServer],
-  ['own HTTP/2', startH2GrpcServer],
-] as const satisfies ReadonlyArray<readonly [string, (options: GrpcServerOptions) => Promise<Running>]>;
+const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+const start = (options: {
+  host: string;
+  port: number;
+  logger: typeof silentLogger;
+  services: Parameters<typeof startGrpcServer>[0]['services'];
+}) => startGrpcServer({ ...options, maxMessageBytes: MAX_MESSAGE_BYTES });
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -85,8 +84,11 @@ function expectStatus(result: unknown, code: status, details?: string): void {
   if (details !== undefined) expect(error.details).toBe(details);
 }
 
+/** What `until_aborted` calls saw aborted. */
+const abortedCalls: string[] = [];
+
 /** The test service: behaves as `mode` says, after `delay_ms`. */
-async function say(request: SayRequest, context: UnaryContext): Promise<SayReply> {
+async function say(request: SayRequest, context: HandlerContext): Promise<SayReply> {
   if (request.delay_ms > 0) await sleep(request.delay_ms);
   switch (request.mode) {
     case 'ok':
@@ -96,7 +98,13 @@ async function say(request: SayRequest, context: UnaryContext): Promise<SayReply
     case 'deadline':
       return { text: String(Number(context.deadline) - Date.now()) };
     case 'metadata':
-      return { text: String(context.metadata.get(request.text)[0]) };
+      return { text: String(context.metadata[request.text]) };
+    case 'aborted':
+      return { text: String(context.signal.aborted) };
+    case 'until_aborted':
+      await new Promise<void>((resolve) => context.signal.addEventListener('abort', () => resolve()));
+      abortedCalls.push(request.text);
+      return { text: 'too late' };
     case 'invalid':
       throw new AppError('INVALID_ARGUMENT', 'field x: bad');
     case 'not_found':
@@ -115,7 +123,7 @@ async function say(request: SayRequest, context: UnaryContext): Promise<SayReply
   }
 }
 
-describe.each(SERVERS)('%s: unary handlers on a real server', (_server, start) => {
+describe('unary handlers on the gRPC server', () => {
   const { logger, lines } = memoryLogger<LogLine>();
   let running: Running;
   let client: Client;
@@ -125,7 +133,7 @@ describe.each(SERVERS)('%s: unary handlers on a real server', (_server, start) =
       host: '127.0.0.1',
       port: 0,
       logger,
-      services: [{ definition: Echo.service, implementation: { Say: unary('Echo.Say', say, { logger }) } }],
+      services: [protoService(Echo.service, { unary: { Say: say } })],
     });
     client = new Echo(`127.0.0.1:${running.port}`, credentials.createInsecure());
   });
@@ -180,7 +188,25 @@ describe.each(SERVERS)('%s: unary handlers on a real server', (_server, start) =
         );
       });
     expect(await withMetadata('x-team', 'blue')).toEqual({ text: 'blue' });
-    expect(await withMetadata('x-trace-bin', Buffer.from('ab'))).toEqual({ text: 'ab' });
+    // Binary metadata as it crossed the wire: base64.
+    expect(await withMetadata('x-trace-bin', Buffer.from('ab'))).toEqual({
+      text: Buffer.from('ab').toString('base64'),
+    });
+    // A call under way has not been given up.
+    expect(await call<SayReply>(client, 'Say', { text: '', mode: 'aborted' })).toEqual({ text: 'false' });
+  });
+
+  it("aborts the handler's signal when the caller's deadline passes", async () => {
+    const answer = await new Promise<SayReply | ServiceError>((resolve) => {
+      (client as unknown as Record<string, UnaryMethod<object, SayReply>>).Say!.call(
+        client,
+        { text: 'short', mode: 'until_aborted' },
+        { deadline: Date.now() + 200 },
+        (error, value) => resolve(error ?? (value as SayReply)),
+      );
+    });
+    expectStatus(answer, status.DEADLINE_EXCEEDED);
+    await expect.poll(() => abortedCalls).toEqual(['short']);
   });
 
   it('answers with what the handler resolves', async () => {
@@ -239,7 +265,7 @@ describe.each(SERVERS)('%s: unary handlers on a real server', (_server, start) =
   });
 });
 
-describe.each(SERVERS)('%s: health service', (_server, start) => {
+describe('the health service', () => {
   let health: HealthService;
   let running: Running;
   let client: Client;
@@ -251,7 +277,7 @@ describe.each(SERVERS)('%s: health service', (_server, start) => {
       host: '127.0.0.1',
       port: 0,
       logger: silentLogger,
-      services: [health],
+      services: [health.rpc],
     });
     client = new Health(`127.0.0.1:${running.port}`, credentials.createInsecure());
   });
@@ -323,7 +349,7 @@ describe.each(SERVERS)('%s: health service', (_server, start) => {
   });
 });
 
-describe.each(SERVERS)('%s: starting and stopping', (_server, start) => {
+describe('starting and stopping', () => {
   it('stop() closes the server: later calls fail with UNAVAILABLE', async () => {
     const health = createHealthService();
     health.setStatus('', 'SERVING');
@@ -331,7 +357,7 @@ describe.each(SERVERS)('%s: starting and stopping', (_server, start) => {
       host: '127.0.0.1',
       port: 0,
       logger: silentLogger,
-      services: [health],
+      services: [health.rpc],
     });
     const client = new Health(`127.0.0.1:${running.port}`, credentials.createInsecure());
     try {
@@ -351,7 +377,7 @@ describe.each(SERVERS)('%s: starting and stopping', (_server, start) => {
       host: '127.0.0.1',
       port: 0,
       logger: silentLogger,
-      services: [health],
+      services: [health.rpc],
     });
     const client = new Health(`127.0.0.1:${running.port}`, credentials.createInsecure());
     try {

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createHealthService } from '../../../shared/grpc-health.ts';
 import { componentChecks, watchDependencies } from '../../../shared/health-checks.ts';
 import { silentLogger } from '../../../shared/logger.ts';
+import { createHealthService } from '../../../shared/rpc/health.ts';
 import { createSupervisor, type Running } from '../../../shared/supervisor.ts';
 
 describe('watchDependencies', () => {

@@ -1,7 +1,10 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
+import { kafkaProtocolError } from '../../../shared/bus/client/failpoints.ts';
+import { AppError } from '../../../shared/errors.ts';
 import { silentLogger } from '../../../shared/logger.ts';
 import { type ComponentStatus, createSupervisor, type Running } from '../../../shared/supervisor.ts';
+import { memoryLogger } from '../../helpers/memory-logger.ts';
 
 /** A component whose run ends when the test says so. */
 function fakeComponent() {
@@ -76,5 +79,69 @@ describe('createSupervisor', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(start).toHaveBeenCalledOnce();
     expect(supervisor.status('y')?.state).toBe('stopped');
+  });
+
+  it('tries a first start that fails on a retriable error again, reporting it restarting meanwhile; its tries are not restarts', async () => {
+    const { logger, lines } = memoryLogger('warn');
+    const component = fakeComponent();
+    const start = vi
+      .fn()
+      .mockRejectedValueOnce(kafkaProtocolError('NOT_COORDINATOR'))
+      .mockRejectedValueOnce(kafkaProtocolError('NOT_COORDINATOR'))
+      .mockRejectedValueOnce(new AppError('UNAVAILABLE', 'kafka: the group coordinator is loading'))
+      .mockResolvedValueOnce(component.running);
+    const supervisor = createSupervisor({ ...options, logger, onGiveUp: vi.fn() });
+    const changes: ComponentStatus[] = [];
+    supervisor.onChange((_, status) => changes.push(status));
+
+    await supervisor.supervise('persistence consumer', start);
+    expect(supervisor.status('persistence consumer')).toMatchObject({
+      state: 'restarting',
+      reason: 'This is not the correct coordinator',
+    });
+    await vi.waitFor(() =>
+      expect(supervisor.status('persistence consumer')).toEqual({ state: 'running', restarts: 0 }),
+    );
+    expect(start).toHaveBeenCalledTimes(4);
+    expect(changes.at(-1)).toEqual({ state: 'running', restarts: 0 });
+    // One line for the first failure, one per change of reason: not one per try.
+    expect(lines.map((line) => line.msg)).toEqual([
+      'component could not start yet; trying again',
+      'component start failed',
+    ]);
+    await supervisor.stop();
+  });
+
+  it('gives up on a first start that keeps failing on a retriable error after giveUpAfterMs', async () => {
+    const onGiveUp = vi.fn();
+    const supervisor = createSupervisor({ ...options, giveUpAfterMs: 60, onGiveUp });
+    await supervisor.supervise('judge', () =>
+      Promise.reject(kafkaProtocolError('COORDINATOR_NOT_AVAILABLE')),
+    );
+    await vi.waitFor(() => expect(onGiveUp).toHaveBeenCalledOnce(), { timeout: 2_000 });
+    expect(onGiveUp).toHaveBeenCalledWith('judge', 'The coordinator is not available');
+    await supervisor.stop();
+  });
+
+  it('retryStep tries a step again on a retriable error, and rejects at once on another, or once it gives up', async () => {
+    const supervisor = createSupervisor({ ...options, giveUpAfterMs: 100, onGiveUp: vi.fn() });
+    const step = vi
+      .fn()
+      .mockRejectedValueOnce(kafkaProtocolError('LEADER_NOT_AVAILABLE'))
+      .mockRejectedValueOnce(kafkaProtocolError('UNKNOWN_TOPIC_OR_PARTITION'))
+      .mockResolvedValueOnce('topics created');
+    await expect(supervisor.retryStep('creating the topics', step)).resolves.toBe('topics created');
+    expect(step).toHaveBeenCalledTimes(3);
+
+    const bad = vi.fn().mockRejectedValue(new AppError('INVALID_ARGUMENT', 'topic name too long'));
+    await expect(supervisor.retryStep('creating the topics', bad)).rejects.toThrow('topic name too long');
+    expect(bad).toHaveBeenCalledOnce();
+
+    const never = vi.fn().mockRejectedValue(kafkaProtocolError('REQUEST_TIMED_OUT'));
+    await expect(supervisor.retryStep('connecting the producer', never)).rejects.toThrow(
+      'The request timed out',
+    );
+    expect(never.mock.calls.length).toBeGreaterThan(1);
+    await supervisor.stop();
   });
 });

@@ -1,6 +1,6 @@
 // What the persistence thread tells the request thread besides what every component thread says
 // (shared/component-thread/protocol.ts).
-import type { KafkaClientName } from '../../../../shared/bus/client/index.ts';
+import type { Failpoint, KafkaClientName } from '../../../../shared/bus/index.ts';
 import type { LogLevel } from '../../../../shared/logger.ts';
 import type { ObservationStoreConfig } from './observation-store-config.ts';
 
@@ -10,6 +10,7 @@ export interface PersistenceThreadConfig {
     readonly brokers: readonly string[];
     readonly clientId: string;
     readonly client: KafkaClientName;
+    readonly failpoints?: readonly Failpoint[];
   };
   readonly store: ObservationStoreConfig;
   /** Keep the read model (and rebuild it from the topics when it is empty). */

@@ -8,6 +8,13 @@ import { isUtf8 } from 'node:buffer';
 import { normalizeRfc3339 } from '../../../../shared/rfc3339.ts';
 import { LOG_SLOTS, METRIC, NAME, type ParsedReport, TIME, VALUE } from './report-request.ts';
 
+/**
+ * The version of schemas/observation-log-reported.v*.avsc this file writes: its fields in order
+ * (event_id, occurred_at, trial_name, metric_logs of time_stamp, metric_name, value). The producer
+ * refuses this writer at start when another version is current (EventProducer.schemaHeader).
+ */
+export const REPORTED_EVENT_VERSION = 1;
+
 /** `YYYY-MM-DDTHH:MM:SS.ffffffZ`: the normalized time's length. */
 const NORMALIZED = 27;
 

@@ -1,17 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { GetEarlyStoppingRulesReply } from '../../../../proto/gen/api/v1/beta1/GetEarlyStoppingRulesReply.ts';
 import type { GetEarlyStoppingRulesRequest__Output } from '../../../../proto/gen/api/v1/beta1/GetEarlyStoppingRulesRequest.ts';
 import type { SetTrialStatusReply } from '../../../../proto/gen/api/v1/beta1/SetTrialStatusReply.ts';
 import type { SetTrialStatusRequest__Output } from '../../../../proto/gen/api/v1/beta1/SetTrialStatusRequest.ts';
 import type { ValidateEarlyStoppingSettingsReply } from '../../../../proto/gen/api/v1/beta1/ValidateEarlyStoppingSettingsReply.ts';
 import type { ValidateEarlyStoppingSettingsRequest__Output } from '../../../../proto/gen/api/v1/beta1/ValidateEarlyStoppingSettingsRequest.ts';
-import type { EventProducer } from '../../../../shared/bus/producer.ts';
-import { TOPICS } from '../../../../shared/bus/topics.ts';
+import type { EventProducer } from '../../../../shared/bus/index.ts';
+import { TOPICS } from '../../../../shared/bus/index.ts';
 import type { Clock } from '../../../../shared/clock.ts';
 import { notFound } from '../../../../shared/errors.ts';
-import { unary } from '../../../../shared/grpc.ts';
-import type { Logger } from '../../../../shared/logger.ts';
+import type { UnaryHandler } from '../../../../shared/rpc/contract.ts';
 import type { ObservationStore } from '../../common/ports.ts';
 import type { ReadBarrier } from '../../common/read-barrier.ts';
 import { curvesNeeded, issueRules } from '../issue-rules.ts';
@@ -36,107 +34,100 @@ export interface EarlyStoppingDeps {
   /** Reads curves from the DBManager at an address (Katib's db_manager_address). */
   readonly remoteCurves: (address: string) => CurveReader;
   readonly clock: Clock;
-  readonly logger: Logger;
+}
+
+export interface EarlyStoppingHandlers {
+  readonly ValidateEarlyStoppingSettings: UnaryHandler<
+    ValidateEarlyStoppingSettingsRequest__Output,
+    ValidateEarlyStoppingSettingsReply
+  >;
+  readonly GetEarlyStoppingRules: UnaryHandler<
+    GetEarlyStoppingRulesRequest__Output,
+    GetEarlyStoppingRulesReply
+  >;
+  readonly SetTrialStatus: UnaryHandler<SetTrialStatusRequest__Output, SetTrialStatusReply>;
 }
 
 /** api.v1.beta1.EarlyStopping: rules (medianstop and the pruners), and trial status changes published on Kafka. */
-export function createEarlyStoppingHandlers(deps: EarlyStoppingDeps): UntypedServiceImplementation {
-  const { producer, store, clock, logger } = deps;
+export function createEarlyStoppingHandlers(deps: EarlyStoppingDeps): EarlyStoppingHandlers {
+  const { producer, store, clock } = deps;
   const localCurves: CurveReader = async (trialName, metricName) => {
     await deps.observationsBarrier.waitFor(trialName);
     return (await store.query({ trialName, metricName })).map((row) => row.value);
   };
 
   return {
-    ValidateEarlyStoppingSettings: unary<
-      ValidateEarlyStoppingSettingsRequest__Output,
-      ValidateEarlyStoppingSettingsReply
-    >(
-      'EarlyStopping.ValidateEarlyStoppingSettings',
-      async (request) => {
-        toSettings(request);
-        return {};
-      },
-      { logger },
-    ),
+    async ValidateEarlyStoppingSettings(request) {
+      toSettings(request);
+      return {};
+    },
 
-    GetEarlyStoppingRules: unary<GetEarlyStoppingRulesRequest__Output, GetEarlyStoppingRulesReply>(
-      'EarlyStopping.GetEarlyStoppingRules',
-      async (request, { correlationId }) => {
-        const rulesRequest = toRulesRequest(request);
-        const readCurve = rulesRequest.dbManagerAddress
-          ? deps.remoteCurves(rulesRequest.dbManagerAddress)
-          : localCurves;
-        const { objectiveMetric } = rulesRequest;
-        const needed = curvesNeeded(rulesRequest.spec, rulesRequest.trials);
-        // Each curve read once (the listed trials include the succeeded ones); no objective, no
-        // curve to read (a request naming SUCCEEDED trials was refused above).
-        const names = [...new Set([...needed.succeeded, ...needed.listed])];
-        const read = await Promise.all(
-          names.map(async (trial) => (objectiveMetric === '' ? [] : readCurve(trial, objectiveMetric))),
+    async GetEarlyStoppingRules(request, { correlationId }) {
+      const rulesRequest = toRulesRequest(request);
+      const readCurve = rulesRequest.dbManagerAddress
+        ? deps.remoteCurves(rulesRequest.dbManagerAddress)
+        : localCurves;
+      const { objectiveMetric } = rulesRequest;
+      const needed = curvesNeeded(rulesRequest.spec, rulesRequest.trials);
+      // Each curve read once (the listed trials include the succeeded ones); no objective, no
+      // curve to read (a request naming SUCCEEDED trials was refused above).
+      const names = [...new Set([...needed.succeeded, ...needed.listed])];
+      const read = await Promise.all(
+        names.map(async (trial) => (objectiveMetric === '' ? [] : readCurve(trial, objectiveMetric))),
+      );
+      const curves = new Map(names.map((trial, i) => [trial, read[i]!]));
+      const issued = issueRules({
+        spec: rulesRequest.spec,
+        objectiveMetric,
+        objectiveType: rulesRequest.objectiveType,
+        succeededTrials: needed.succeededTrials,
+        succeeded: needed.succeeded.map((trial) => curves.get(trial)!),
+        listed: new Map(needed.listed.map((trial) => [trial, curves.get(trial)!])),
+      });
+      const { rules } = issued;
+      await producer.publish(TOPICS.earlyStoppingRules.name, [
+        {
+          eventType: 'EarlyStoppingRulesIssued',
+          key: rulesRequest.experimentName,
+          payload: rulesIssuedPayload(rulesRequest, issued, { eventId: randomUUID(), now: clock.now() }),
+          ...(correlationId ? { correlationId } : {}),
+        },
+      ]);
+      return {
+        early_stopping_rules: rules.map((r) => ({
+          name: r.name,
+          value: r.value,
+          comparison: r.comparison,
+          start_step: r.startStep,
+        })),
+      };
+    },
+
+    async SetTrialStatus(request, { correlationId }) {
+      const trialName = toTrialName(request);
+      await Promise.all([deps.observationsBarrier.waitFor(trialName), deps.statusBarrier.waitFor(trialName)]);
+      if (!(await store.knowsTrial(trialName)))
+        throw notFound(
+          `trial ${trialName} not found: it has no observation log and no status (none was reported, or its log was deleted)`,
         );
-        const curves = new Map(names.map((trial, i) => [trial, read[i]!]));
-        const issued = issueRules({
-          spec: rulesRequest.spec,
-          objectiveMetric,
-          objectiveType: rulesRequest.objectiveType,
-          succeededTrials: needed.succeededTrials,
-          succeeded: needed.succeeded.map((trial) => curves.get(trial)!),
-          listed: new Map(needed.listed.map((trial) => [trial, curves.get(trial)!])),
-        });
-        const { rules } = issued;
-        await producer.publish(TOPICS.earlyStoppingRules.name, [
-          {
-            eventType: 'EarlyStoppingRulesIssued',
-            key: rulesRequest.experimentName,
-            payload: rulesIssuedPayload(rulesRequest, issued, { eventId: randomUUID(), now: clock.now() }),
-            ...(correlationId ? { correlationId } : {}),
-          },
-        ]);
-        return {
-          early_stopping_rules: rules.map((r) => ({
-            name: r.name,
-            value: r.value,
-            comparison: r.comparison,
-            start_step: r.startStep,
-          })),
-        };
-      },
-      { logger },
-    ),
-
-    SetTrialStatus: unary<SetTrialStatusRequest__Output, SetTrialStatusReply>(
-      'EarlyStopping.SetTrialStatus',
-      async (request, { correlationId }) => {
-        const trialName = toTrialName(request);
-        await Promise.all([
-          deps.observationsBarrier.waitFor(trialName),
-          deps.statusBarrier.waitFor(trialName),
-        ]);
-        if (!(await store.knowsTrial(trialName)))
-          throw notFound(
-            `trial ${trialName} not found: it has no observation log and no status (none was reported, or its log was deleted)`,
-          );
-        // Idempotent: a trial already early-stopped is not announced again.
-        if ((await store.trialStatus(trialName))?.condition === EARLY_STOPPED.condition) return {};
-        await producer.publish(TOPICS.trialStatus.name, [
-          {
-            eventType: 'TrialStatusChanged',
-            key: trialName,
-            payload: earlyStoppedPayload({
-              eventId: earlyStoppedEventId(trialName),
-              trialName,
-              experimentName: '',
-              message: EARLY_STOPPED.message,
-              source: 'SetTrialStatus',
-              now: clock.now(),
-            }),
-            ...(correlationId ? { correlationId } : {}),
-          },
-        ]);
-        return {};
-      },
-      { logger },
-    ),
+      // Idempotent: a trial already early-stopped is not announced again.
+      if ((await store.trialStatus(trialName))?.condition === EARLY_STOPPED.condition) return {};
+      await producer.publish(TOPICS.trialStatus.name, [
+        {
+          eventType: 'TrialStatusChanged',
+          key: trialName,
+          payload: earlyStoppedPayload({
+            eventId: earlyStoppedEventId(trialName),
+            trialName,
+            experimentName: '',
+            message: EARLY_STOPPED.message,
+            source: 'SetTrialStatus',
+            now: clock.now(),
+          }),
+          ...(correlationId ? { correlationId } : {}),
+        },
+      ]);
+      return {};
+    },
   };
 }

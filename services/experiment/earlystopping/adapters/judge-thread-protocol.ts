@@ -1,6 +1,6 @@
 // What the early-stopping thread is started with (it says nothing of its own beyond what every
 // component thread says: shared/component-thread/protocol.ts).
-import type { KafkaClientName } from '../../../../shared/bus/client/index.ts';
+import type { Failpoint, KafkaClientName } from '../../../../shared/bus/index.ts';
 import type { LogLevel } from '../../../../shared/logger.ts';
 
 export interface JudgeThreadConfig {
@@ -8,6 +8,7 @@ export interface JudgeThreadConfig {
     readonly brokers: readonly string[];
     readonly clientId: string;
     readonly client: KafkaClientName;
+    readonly failpoints?: readonly Failpoint[];
   };
   readonly groupId: string;
   readonly sessionTimeoutMs: number;

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { GetSuggestionsReply } from '../../../../proto/gen/api/v1/beta1/GetSuggestionsReply.ts';
 import type { GetSuggestionsRequest__Output } from '../../../../proto/gen/api/v1/beta1/GetSuggestionsRequest.ts';
 import type { ValidateAlgorithmSettingsReply } from '../../../../proto/gen/api/v1/beta1/ValidateAlgorithmSettingsReply.ts';
 import type { ValidateAlgorithmSettingsRequest__Output } from '../../../../proto/gen/api/v1/beta1/ValidateAlgorithmSettingsRequest.ts';
-import type { EventProducer } from '../../../../shared/bus/producer.ts';
-import { TOPICS } from '../../../../shared/bus/topics.ts';
+import type { EventProducer } from '../../../../shared/bus/index.ts';
+import { TOPICS } from '../../../../shared/bus/index.ts';
 import type { Clock } from '../../../../shared/clock.ts';
-import { unary } from '../../../../shared/grpc.ts';
 import type { Logger } from '../../../../shared/logger.ts';
+import type { UnaryHandler } from '../../../../shared/rpc/contract.ts';
 import { toSuggestionsIssuedEvent } from '../events.ts';
 import type { ControllerStateStore } from '../ports.ts';
 import { PublishedTrials } from '../published-trials.ts';
@@ -37,7 +36,15 @@ export interface SuggestionDeps {
 const TOPIC = TOPICS.suggestions.name;
 
 /** api.v1.beta1.Suggestion: pure computation, each reply published (acknowledged) before it is sent. */
-export function createSuggestionHandlers(deps: SuggestionDeps): UntypedServiceImplementation {
+export interface SuggestionHandlers {
+  readonly GetSuggestions: UnaryHandler<GetSuggestionsRequest__Output, GetSuggestionsReply>;
+  readonly ValidateAlgorithmSettings: UnaryHandler<
+    ValidateAlgorithmSettingsRequest__Output,
+    ValidateAlgorithmSettingsReply
+  >;
+}
+
+export function createSuggestionHandlers(deps: SuggestionDeps): SuggestionHandlers {
   const { producer, clock, logger, algorithms = ALGORITHMS } = deps;
   const states = deps.controllerStates ?? createMemoryControllerStateStore();
   // What this instance's acknowledged events said of each experiment's trials: the next lists the changes.
@@ -74,71 +81,60 @@ export function createSuggestionHandlers(deps: SuggestionDeps): UntypedServiceIm
     registers: deps.registry ? [deps.registry] : [],
   });
   return {
-    GetSuggestions: unary<GetSuggestionsRequest__Output, GetSuggestionsReply>(
-      'Suggestion.GetSuggestions',
-      async (request, { correlationId }) => {
-        const experimentName = request.experiment?.name ?? '';
-        const algorithmName = request.experiment?.spec?.algorithm?.algorithm_name ?? '';
-        const stateful = algorithms.get(algorithmName)?.stateful === true;
-        let computeMs = 0;
-        const compute = async () => {
-          const stored = stateful ? await states.latest(experimentName) : undefined;
-          const started = performance.now();
-          const offload = deps.threads !== undefined && !stateful && MODEL_FIT_ALGORITHMS.has(algorithmName);
-          const result = offload ? await deps.threads!.run(request) : suggest(request, algorithms, stored);
-          computeMs = performance.now() - started;
-          for (const note of result.notes ?? [])
-            logger.warn({ experiment: experimentName, algorithm: result.algorithmName }, note);
-          if ((result.notes ?? []).length > 0) stateRebuilds.inc({ algorithm: result.algorithmName });
-          if (result.controllerState !== undefined) {
-            await states.save(experimentName, {
-              algorithmName: result.algorithmName,
-              trialCount: request.trials.length,
-              state: result.controllerState,
-            });
-            stateSaves.inc({ algorithm: result.algorithmName });
-          }
-          return result;
-        };
-        const result = stateful ? await oneAtATime(experimentName, compute) : await compute();
-        computeSeconds.observe({ algorithm: result.algorithmName }, computeMs / 1000);
-        const listed = published.toList(experimentName, request.trials);
-        await producer.publish(TOPIC, [
-          {
-            eventType: 'SuggestionsIssued',
-            key: experimentName,
-            payload: toSuggestionsIssuedEvent(request, result, listed, {
-              eventId: randomUUID(),
-              now: clock.now(),
-            }),
-            ...(correlationId ? { correlationId } : {}),
-          },
-        ]);
-        published.acknowledge(experimentName, listed.trials);
-        logger.debug(
-          {
-            experiment: request.experiment?.name,
-            algorithm: result.algorithmName,
-            trials: request.trials.length,
-            suggestions: request.current_request_number,
-            computeMs: Math.round(computeMs * 10) / 10,
-          },
-          'suggestions issued',
-        );
-        return result.reply;
-      },
-      { logger },
-    ),
-    ValidateAlgorithmSettings: unary<
-      ValidateAlgorithmSettingsRequest__Output,
-      ValidateAlgorithmSettingsReply
-    >(
-      'Suggestion.ValidateAlgorithmSettings',
-      async (request) => {
-        prepareExperiment(request.experiment, algorithms, { settingsOnlyWithoutParameters: true });
-        return {};
-      },
-      { logger },
-    ),
+    async GetSuggestions(request, { correlationId }) {
+      const experimentName = request.experiment?.name ?? '';
+      const algorithmName = request.experiment?.spec?.algorithm?.algorithm_name ?? '';
+      const stateful = algorithms.get(algorithmName)?.stateful === true;
+      let computeMs = 0;
+      const compute = async () => {
+        const stored = stateful ? await states.latest(experimentName) : undefined;
+        const started = performance.now();
+        const offload = deps.threads !== undefined && !stateful && MODEL_FIT_ALGORITHMS.has(algorithmName);
+        const result = offload ? await deps.threads!.run(request) : suggest(request, algorithms, stored);
+        computeMs = performance.now() - started;
+        for (const note of result.notes ?? [])
+          logger.warn({ experiment: experimentName, algorithm: result.algorithmName }, note);
+        if ((result.notes ?? []).length > 0) stateRebuilds.inc({ algorithm: result.algorithmName });
+        if (result.controllerState !== undefined) {
+          await states.save(experimentName, {
+            algorithmName: result.algorithmName,
+            trialCount: request.trials.length,
+            state: result.controllerState,
+          });
+          stateSaves.inc({ algorithm: result.algorithmName });
+        }
+        return result;
+      };
+      const result = stateful ? await oneAtATime(experimentName, compute) : await compute();
+      computeSeconds.observe({ algorithm: result.algorithmName }, computeMs / 1000);
+      const listed = published.toList(experimentName, request.trials);
+      await producer.publish(TOPIC, [
+        {
+          eventType: 'SuggestionsIssued',
+          key: experimentName,
+          payload: toSuggestionsIssuedEvent(request, result, listed, {
+            eventId: randomUUID(),
+            now: clock.now(),
+          }),
+          ...(correlationId ? { correlationId } : {}),
+        },
+      ]);
+      published.acknowledge(experimentName, listed.trials);
+      logger.debug(
+        {
+          experiment: request.experiment?.name,
+          algorithm: result.algorithmName,
+          trials: request.trials.length,
+          suggestions: request.current_request_number,
+          computeMs: Math.round(computeMs * 10) / 10,
+        },
+        'suggestions issued',
+      );
+      return result.reply;
+    },
+    async ValidateAlgorithmSettings(request) {
+      prepareExperiment(request.experiment, algorithms, { settingsOnlyWithoutParameters: true });
+      return {};
+    },
   };
 }

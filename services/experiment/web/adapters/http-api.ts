@@ -9,7 +9,7 @@ import type { GrpcJsonGateway } from '../../../../shared/grpc-http.ts';
 import { type HttpListener, startHttpListener } from '../../../../shared/http-listener.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { ObservationStore, ReadModel } from '../../common/ports.ts';
-import { answerFailure, HttpReply, json, params, readBody } from './http-replies.ts';
+import { answerFailure, answerWith, HttpReply, json, params, readBody } from './http-replies.ts';
 import { type Endpoint, routeRequest } from './http-routes.ts';
 import type { LiveHub } from './live-hub.ts';
 import { createReadEndpoints, type HttpContext, type HttpHandler } from './read-endpoints.ts';
@@ -49,14 +49,19 @@ export function httpRoutes(deps: HttpApiDeps): Endpoint<HttpHandler>[] {
       }
     }
     const correlation = req.headers['x-correlation-id'];
+    const gone = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
     const answer = await gateway.call({
       path,
       body,
       peer: `${req.socket.remoteAddress ?? ''}:${req.socket.remotePort ?? ''}`,
       ...(typeof correlation === 'string' ? { metadata: { 'x-correlation-id': correlation } } : {}),
-      cancelled: () => req.destroyed && !res.writableFinished,
+      signal: gone.signal,
     });
-    json(res, answer.status, answer.body);
+    if (answer.failure) answerWith(req, res, answer.failure);
+    else json(res, answer.status, answer.body);
   };
 
   const serveAsset: HttpHandler = async ({ req, res, url }) => {

@@ -1,15 +1,9 @@
 // What the HTTP listener's handlers share: JSON and CSV answers, the body and query readers, and
 // the one place a failure becomes an answer.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  AppError,
-  ERROR_TABLE,
-  type ErrorCode,
-  invalidArgument,
-  toAppError,
-} from '../../../../shared/errors.ts';
-import { errorAnswer } from '../../../../shared/grpc-http.ts';
+import { AppError, type ErrorCode, invalidArgument } from '../../../../shared/errors.ts';
 import type { Logger } from '../../../../shared/logger.ts';
+import { type Failure, failureBody, failureOf } from '../../../../shared/rpc/failure.ts';
 
 export type Format = 'json' | 'csv';
 
@@ -20,16 +14,10 @@ const HTTP_REFUSAL_CODES: Readonly<Record<number, ErrorCode>> = {
   415: 'INVALID_ARGUMENT',
 };
 
-/** A refusal that is about HTTP itself (method, media type, size) rather than the request's content. */
-export class HttpReply extends Error {
-  readonly status: number;
-  readonly code: ErrorCode;
-  readonly headers: Record<string, string>;
+/** A refusal that is about HTTP itself (method, media type, size): an AppError with its own HTTP status. */
+export class HttpReply extends AppError {
   constructor(status: number, message: string, headers: Record<string, string> = {}) {
-    super(message);
-    this.status = status;
-    this.code = HTTP_REFUSAL_CODES[status] ?? 'INVALID_ARGUMENT';
-    this.headers = headers;
+    super(HTTP_REFUSAL_CODES[status] ?? 'INVALID_ARGUMENT', message, { http: status, headers });
   }
 }
 
@@ -91,7 +79,7 @@ export function formatOf(query: Map<string, string>, req: IncomingMessage): Form
   throw invalidArgument(`query parameter format: ${JSON.stringify(given)} is not json or csv`);
 }
 
-/** Answers a failed request: its own status for an HttpReply, the error table's otherwise. */
+/** Answers a failed request through the one failure policy (shared/rpc/failure.ts). */
 export function answerFailure(
   req: IncomingMessage,
   res: ServerResponse,
@@ -102,23 +90,24 @@ export function answerFailure(
     res.destroy();
     return;
   }
-  if (thrown instanceof HttpReply) {
-    const { code } = thrown;
-    res.writeHead(thrown.status, {
-      'content-type': 'application/json; charset=utf-8',
-      ...thrown.headers,
-    });
-    res.end(JSON.stringify({ error: { code, grpcCode: ERROR_TABLE[code].grpc, message: thrown.message } }));
-    if (thrown.headers.connection === 'close') res.once('finish', () => req.destroy());
-    return;
-  }
-  const error = toAppError(thrown);
-  const known = thrown instanceof AppError;
-  if (!known || error.code === 'INTERNAL' || error.code === 'UNAVAILABLE')
-    logger.error({ err: thrown, url: req.url }, 'HTTP request failed');
-  const answer = errorAnswer(
-    error.code,
-    !known && error.code === 'INTERNAL' ? 'internal error' : error.message,
-  );
-  json(res, answer.status, answer.body);
+  const where = `${req.method ?? ''} ${(req.url ?? '').split('?')[0]}`;
+  const peer = `${req.socket.remoteAddress ?? ''}:${req.socket.remotePort ?? ''}`;
+  answerWith(req, res, failureOf(thrown, { what: where, peer, transport: 'HTTP' }, logger));
+}
+
+/** Writes a failure's status, headers and JSON body; a failure that closes the connection closes it. */
+export function answerWith(
+  req: IncomingMessage,
+  res: ServerResponse,
+  failure: Pick<Failure, 'http' | 'code' | 'grpc' | 'message' | 'headers'>,
+): void {
+  const text = JSON.stringify(failureBody(failure));
+  res.writeHead(failure.http, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(text),
+    ...failure.headers,
+  });
+  res.end(text);
+  if (failure.headers?.connection === 'close') res.once('finish', () => req.destroy());
 }

@@ -5,10 +5,10 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Registry } from 'prom-client';
 import type { Bus } from '../../../../shared/bus/index.ts';
-import type { GrpcServiceRegistration } from '../../../../shared/grpc.ts';
 import { createGrpcJsonGateway } from '../../../../shared/grpc-http.ts';
 import type { Lifecycle } from '../../../../shared/lifecycle.ts';
 import type { Logger } from '../../../../shared/logger.ts';
+import type { RpcService } from '../../../../shared/rpc/contract.ts';
 import type { ObservationStore, ReadModel } from '../../common/ports.ts';
 import { startHttpApi, webAssets } from './http-api.ts';
 import { createLiveHub } from './live-hub.ts';
@@ -23,7 +23,7 @@ export async function startWeb(deps: {
   bus: Bus;
   store: Pick<ObservationStore, 'query' | 'curves'>;
   readModel: ReadModel;
-  services: readonly GrpcServiceRegistration[];
+  services: readonly RpcService[];
   lifecycle: Lifecycle;
   logger: Logger;
   registry: Registry;
@@ -43,7 +43,11 @@ export async function startWeb(deps: {
   const api = await startHttpApi({
     host: deps.host,
     port: deps.port,
-    gateway: createGrpcJsonGateway({ protoFiles: ['api/v1beta1/api.proto'], services: deps.services }),
+    gateway: createGrpcJsonGateway({
+      protoFiles: ['api/v1beta1/api.proto'],
+      services: deps.services,
+      logger,
+    }),
     readModel: deps.readModel,
     store: deps.store,
     hub,

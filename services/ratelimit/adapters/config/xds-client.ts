@@ -3,7 +3,7 @@
 // stream that fails is opened again after ./xds-backoff.ts's delays.
 import { readFileSync } from 'node:fs';
 import { type ClientDuplexStream, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
-import { loadPackageDefinition, lookupService } from '../../../../shared/grpc-proto.ts';
+import { loadPackageDefinition, lookupService } from '../../../../shared/grpc.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import { RLS_CONFIG_TYPE_URL } from '../../config/xds.ts';
 import { type BackoffSettings, backoffDelayMs, connectRetryDelayMs } from './xds-backoff.ts';

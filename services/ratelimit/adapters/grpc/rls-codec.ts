@@ -1,9 +1,10 @@
 // envoy.service.ratelimit.v3 RateLimitRequest and RateLimitResponse in protobuf, written for these two
 // messages (field numbers from proto/envoy/service/ratelimit/v3/rls.proto): the request decodes
 // straight into the service's DecisionRequest, the decision encodes straight into the response.
+
+import { ProtobufReader, ProtobufWriter, varintSize, WIRE } from '../../../../shared/protobuf/wire.ts';
 import type { MetadataValue } from '../../config/index.ts';
 import type { Decision, DecisionRequest, DescriptorInput, DescriptorStatus } from '../../domain/decision.ts';
-import { ProtobufReader, ProtobufWriter, varintSize, WIRE } from './protobuf-wire.ts';
 import { limitOverride } from './wire.ts';
 
 /** envoy.type.v3.RateLimitUnit, the unit a request's limit override names. */

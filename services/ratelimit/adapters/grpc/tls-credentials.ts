@@ -4,8 +4,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { PeerCertificate, SecureContextOptions, TLSSocket, TlsOptions } from 'node:tls';
 import { createSecureContext } from 'node:tls';
+import type { GrpcFailure, UnaryCall } from '../../../../shared/grpc-server/grpc-server.ts';
 import { GRPC_STATUS } from '../../../../shared/grpc-server/http2-parts.ts';
-import type { GrpcFailure, UnaryCall } from '../../../../shared/grpc-server/unary-server.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 
 export interface GrpcTlsFiles {

@@ -23,8 +23,8 @@ import {
   TraceIdRatioBasedSampler,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
-import type { UnaryMethod } from '../../../../shared/grpc-server/unary-server.ts';
 import type { Logger } from '../../../../shared/logger.ts';
+import type { UnaryHandler } from '../../../../shared/rpc/contract.ts';
 import type { CounterStore } from '../../ports.ts';
 import type { RateLimitService } from '../../service.ts';
 import { parseKeyValueList } from '../../settings/key-value-list.ts';
@@ -46,7 +46,7 @@ export interface Tracing {
   /** Each `increment` (one round trip) as a child span of the decision's. */
   traceStore<S extends CounterStore>(store: S, backend: string): CounterStore;
   /** Continues the traceparent of each gRPC call's headers. */
-  traceUnary(method: UnaryMethod): UnaryMethod;
+  traceUnary<Request, Reply>(handle: UnaryHandler<Request, Reply>): UnaryHandler<Request, Reply>;
   /** Continues the traceparent of each /json request's headers. */
   traceHttp(
     handler: (req: IncomingMessage, res: ServerResponse) => void,
@@ -181,9 +181,9 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
         close: () => store.close(),
       };
     },
-    traceUnary(method) {
-      return (message, call) =>
-        context.with(propagation.extract(ROOT_CONTEXT, call.headers), () => method(message, call));
+    traceUnary(handle) {
+      return (request, call) =>
+        context.with(propagation.extract(ROOT_CONTEXT, call.metadata), () => handle(request, call));
     },
     traceHttp(handler) {
       return (req, res) => {

@@ -1,6 +1,11 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ReportObservationLogRequest } from '../../../../proto/gen/api/v1/beta1/ReportObservationLogRequest.ts';
-import { encodeReportedEvent } from '../../../../services/experiment/dbmanager/adapters/report-event.ts';
+import {
+  encodeReportedEvent,
+  REPORTED_EVENT_VERSION,
+} from '../../../../services/experiment/dbmanager/adapters/report-event.ts';
 import {
   isParsedReport,
   withReportReader,
@@ -21,6 +26,17 @@ const fast = withReportReader(DBManager.service).ReportObservationLog!;
 const catalog = loadCatalog();
 const header = catalog.current('ObservationLogReported').header;
 const ids = { eventId: '6f1c1f5e-8f2a-4d0e-9a7b-3c2d1e0f9a8b', now: 1_767_225_600_123 };
+
+describe('the fast writer is pinned to its schema version', () => {
+  it('writes the current ObservationLogReported schema: a new version in schemas/ fails here until the writer follows', () => {
+    const versions = readdirSync(join(import.meta.dirname, '../../../../schemas'))
+      .map((file) => /^observation-log-reported\.v(\d+)\.avsc$/.exec(file)?.[1])
+      .filter((v) => v !== undefined)
+      .map(Number);
+    expect(Math.max(...versions)).toBe(REPORTED_EVENT_VERSION);
+    expect(catalog.current('ObservationLogReported').version).toBe(REPORTED_EVENT_VERSION);
+  });
+});
 
 type Outcome = { fast: 'answered' | 'generic path'; bytes?: Buffer; error?: string };
 

@@ -6,7 +6,7 @@ import type { GetSuggestionsReply__Output } from '../../../../proto/gen/api/v1/b
 import type { SuggestionClient } from '../../../../proto/gen/api/v1/beta1/Suggestion.ts';
 import type { Trial__Output } from '../../../../proto/gen/api/v1/beta1/Trial.ts';
 import { loadCatalog } from '../../../../shared/avro/catalog.ts';
-import type { OutgoingEvent } from '../../../../shared/bus/events.ts';
+import type { OutgoingEvent } from '../../../../shared/bus/index.ts';
 import { unavailable } from '../../../../shared/errors.ts';
 import { type SuggestionServer, startSuggestionServer } from '../../../helpers/suggestion-server.ts';
 import { experiment, trial } from './fixtures.ts';

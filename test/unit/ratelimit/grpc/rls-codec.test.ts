@@ -2,7 +2,6 @@
 // decode): requests it writes decode to the service's request, decisions encode to what it reads.
 import { loadSync } from '@grpc/proto-loader';
 import { describe, expect, it } from 'vitest';
-import { ProtobufError } from '../../../../services/ratelimit/adapters/grpc/protobuf-wire.ts';
 import {
   decodeRateLimitRequest,
   encodeRateLimitResponse,
@@ -10,6 +9,7 @@ import {
 import { RLS_PROTO } from '../../../../services/ratelimit/adapters/grpc/rls-method.ts';
 import type { Decision } from '../../../../services/ratelimit/domain/decision.ts';
 import { PROTO_LOADER_OPTIONS, PROTO_ROOT } from '../../../../shared/grpc.ts';
+import { ProtobufError } from '../../../../shared/protobuf/wire.ts';
 
 const definition = loadSync(`${PROTO_ROOT}/${RLS_PROTO}`, {
   ...PROTO_LOADER_OPTIONS,

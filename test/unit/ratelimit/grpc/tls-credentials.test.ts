@@ -1,5 +1,5 @@
-// The gRPC listener's rotating TLS on an in-process server (the service's gRPC server on its own HTTP/2 and
-// health methods, a grpc-js client): the client certificate checked against the CA, the SAN
+// The gRPC listener's rotating TLS on an in-process server (the services' gRPC server and its
+// health service, a grpc-js client): the client certificate checked against the CA, the SAN
 // refused per call, a new pair put in force for new connections, and a half-written rotation
 // keeping the previous one.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -7,14 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHealthMethods } from '../../../../services/ratelimit/adapters/grpc/health-methods.ts';
-import { grpcFailure } from '../../../../services/ratelimit/adapters/grpc/rls-method.ts';
 import {
   createRotatingServerTls,
   type RotatingTls,
 } from '../../../../services/ratelimit/adapters/grpc/tls-credentials.ts';
-import { type RunningUnaryServer, startUnaryServer } from '../../../../shared/grpc-server/unary-server.ts';
+import { type RunningGrpcServer, startGrpcServer } from '../../../../shared/grpc-server/grpc-server.ts';
 import { silentLogger } from '../../../../shared/logger.ts';
+import { createHealthService } from '../../../../shared/rpc/health.ts';
 import { createHealthClient } from '../../../helpers/rls-client.ts';
 import {
   type Leaf,
@@ -29,7 +28,7 @@ describe('rotating gRPC server TLS', () => {
   let dir: string;
   let certs: ListenerCertificates;
   let tls: RotatingTls;
-  let server: RunningUnaryServer;
+  let server: RunningGrpcServer;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ratelimit-tls-unit-'));
@@ -44,16 +43,13 @@ describe('rotating gRPC server TLS', () => {
       logger: silentLogger,
       checkEveryMs: 3_600_000, // reloads only when the test asks
     });
-    const health = createHealthMethods();
+    const health = createHealthService();
     health.setStatus('', 'SERVING');
-    server = await startUnaryServer({
+    server = await startGrpcServer({
       host: '127.0.0.1',
       port: 0,
-      reusePort: false,
-      unary: health.unary,
-      streaming: health.streaming,
-      failure: grpcFailure(silentLogger),
-      admit: tls.admit,
+      services: [health.rpc],
+      ...(tls.admit ? { admit: tls.admit } : {}),
       maxMessageBytes: 1024,
       maxConnectionAgeMs: 0,
       maxConnectionAgeGraceMs: 0,

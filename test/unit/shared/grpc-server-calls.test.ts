@@ -1,20 +1,16 @@
-// The gRPC server of the rate limit service (its own HTTP/2), spoken to by node:http2's client
+// The gRPC server of every service (its own HTTP/2), spoken to by node:http2's client
 // (nghttp2): what the gRPC HTTP/2 protocol asks of a server for every request it must refuse,
 // deadlines, the status of a failed method, health Watch, a reply larger than the client's
 // flow-control window, and GOAWAY on stop with the call under way finishing.
 import { type ClientHttp2Session, connect, type IncomingHttpHeaders } from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHealthMethods } from '../../../../services/ratelimit/adapters/grpc/health-methods.ts';
-import { ProtobufError } from '../../../../services/ratelimit/adapters/grpc/protobuf-wire.ts';
-import { grpcFailure } from '../../../../services/ratelimit/adapters/grpc/rls-method.ts';
-import { AppError } from '../../../../shared/errors.ts';
-import {
-  frame,
-  type RunningUnaryServer,
-  startUnaryServer,
-} from '../../../../shared/grpc-server/unary-server.ts';
-import { silentLogger } from '../../../../shared/logger.ts';
-import { memoryLogger } from '../../../helpers/memory-logger.ts';
+import { AppError } from '../../../shared/errors.ts';
+import { type RunningGrpcServer, startGrpcServer } from '../../../shared/grpc-server/grpc-server.ts';
+import { silentLogger } from '../../../shared/logger.ts';
+import { ProtobufError } from '../../../shared/protobuf/wire.ts';
+import { behind, type RpcService, type UnaryHandler } from '../../../shared/rpc/contract.ts';
+import { createHealthService } from '../../../shared/rpc/health.ts';
+import { memoryLogger } from '../../helpers/memory-logger.ts';
 
 interface Answer {
   headers: IncomingHttpHeaders;
@@ -30,10 +26,40 @@ const framed = (payload: number[], flag = 0): Buffer => {
   return out;
 };
 
+/** A method of raw bytes: the request's message is the handler's request, its reply the answer's message. */
+const raw = (name: string, handle: UnaryHandler<Buffer, Buffer>, decode = (bytes: Buffer) => bytes) => ({
+  path: `/t.T/${name}`,
+  decode,
+  encode: (reply: Buffer, reserve: number) => behind(reply, reserve),
+  handle,
+});
+
+const TEST_SERVICE: RpcService = {
+  name: 't.T',
+  unary: [
+    raw('Echo', async (message) => message),
+    raw('Slow', () => new Promise<Buffer>((resolve) => setTimeout(() => resolve(Buffer.alloc(0)), 300))),
+    raw('Refuse', async () => {
+      throw new AppError('INVALID_ARGUMENT', 'domain must not be empty: ünï');
+    }),
+    raw('Bug', async () => {
+      throw new TypeError('x is undefined');
+    }),
+    raw(
+      'Garbled',
+      async (message) => message,
+      () => {
+        throw new ProtobufError('truncated varint');
+      },
+    ),
+  ],
+  streaming: [],
+};
+
 describe('the gRPC server on its own HTTP/2', () => {
-  let server: RunningUnaryServer;
+  let server: RunningGrpcServer;
   let session: ClientHttp2Session;
-  const health = createHealthMethods();
+  const health = createHealthService();
 
   const call = (path: string, body: Buffer | undefined, headers: Record<string, string> = {}) =>
     new Promise<Answer>((resolve, reject) => {
@@ -68,34 +94,7 @@ describe('the gRPC server on its own HTTP/2', () => {
     host: '127.0.0.1',
     port: 0,
     reusePort: false,
-    unary: new Map([
-      ['/t.T/Echo', async (message: Buffer) => frame(Buffer.concat([Buffer.alloc(5), message]))],
-      [
-        '/t.T/Slow',
-        () => new Promise<Buffer>((resolve) => setTimeout(() => resolve(frame(Buffer.alloc(5))), 300)),
-      ],
-      [
-        '/t.T/Refuse',
-        async () => {
-          throw new AppError('INVALID_ARGUMENT', 'domain must not be empty: ünï');
-        },
-      ],
-      [
-        '/t.T/Bug',
-        async () => {
-          throw new TypeError('x is undefined');
-        },
-      ],
-      [
-        '/t.T/Garbled',
-        async () => {
-          throw new ProtobufError('truncated varint');
-        },
-      ],
-      ...health.unary,
-    ]),
-    streaming: health.streaming,
-    failure: grpcFailure(silentLogger),
+    services: [TEST_SERVICE, health.rpc],
     maxMessageBytes: 16,
     maxConnectionAgeMs: 0,
     maxConnectionAgeGraceMs: 0,
@@ -104,7 +103,7 @@ describe('the gRPC server on its own HTTP/2', () => {
 
   beforeAll(async () => {
     health.setStatus('', 'SERVING');
-    server = await startUnaryServer(options());
+    server = await startGrpcServer(options());
     session = connect(`http://127.0.0.1:${server.port}`);
   });
   afterAll(async () => {
@@ -219,7 +218,7 @@ describe('the gRPC server on its own HTTP/2', () => {
   });
 
   it('sends GOAWAY on stop, lets the call under way finish, and takes no new connection', async () => {
-    const stopping = await startUnaryServer(options());
+    const stopping = await startGrpcServer(options());
     const client = connect(`http://127.0.0.1:${stopping.port}`);
     client.on('error', () => {});
     const goaway = new Promise<number>((resolve) => client.once('goaway', (code) => resolve(code)));
@@ -251,7 +250,7 @@ describe('the gRPC server on its own HTTP/2', () => {
 
   it('closes a connection with GOAWAY INTERNAL_ERROR on a bug of its own, logs it, and goes on serving', async () => {
     const { logger, lines } = memoryLogger('error');
-    const buggy = await startUnaryServer({
+    const buggy = await startGrpcServer({
       ...options(),
       admit: () => {
         throw new TypeError('admit is broken');
