@@ -4,7 +4,7 @@
 /** A malformed message (the caller answers INTERNAL, as gRPC servers do for undecodable requests). */
 export class ProtobufError extends Error {}
 
-export const WIRE = { varint: 0, fixed64: 1, bytes: 2, fixed32: 5 } as const;
+export const WIRE = { varint: 0, fixed64: 1, bytes: 2, startGroup: 3, endGroup: 4, fixed32: 5 } as const;
 
 export class ProtobufReader {
   readonly #bytes: Uint8Array;
@@ -21,9 +21,22 @@ export class ProtobufReader {
     return this.#at >= this.#end;
   }
 
-  /** The next field's tag: field number * 8 + wire type. */
+  /** The next field's tag: field number * 8 + wire type, from the varint's low 32 bits (as protobufjs reads it). */
   tag(): number {
-    return this.varint();
+    return this.uint32();
+  }
+
+  /** A 32-bit varint field (uint32; `| 0` for int32 and enums): the low 32 bits of up to 10 bytes. */
+  uint32(): number {
+    let value = 0;
+    for (let i = 0; i < 10; i++) {
+      if (this.#at >= this.#end) throw new ProtobufError('truncated varint');
+      const byte = this.#bytes[this.#at++]!;
+      if (i === 9 && byte > 1) throw new ProtobufError('varint over 64 bits');
+      if (i < 5) value |= (byte & 0x7f) << (7 * i);
+      if (byte < 0x80) return value >>> 0;
+    }
+    throw new ProtobufError('varint longer than 10 bytes');
   }
 
   /** A varint up to 2^53 (a uint64 beyond that is not a count anyone sends). */
@@ -33,6 +46,7 @@ export class ProtobufReader {
     for (let i = 0; i < 10; i++) {
       if (this.#at >= this.#end) throw new ProtobufError('truncated varint');
       const byte = this.#bytes[this.#at++]!;
+      if (i === 9 && byte > 1) throw new ProtobufError('varint over 64 bits');
       value += (byte & 0x7f) * scale;
       if (byte < 0x80) return value;
       scale *= 128;
@@ -65,7 +79,18 @@ export class ProtobufReader {
     else if (wireType === WIRE.bytes) this.span();
     else if (wireType === WIRE.fixed64) this.#advance(8);
     else if (wireType === WIRE.fixed32) this.#advance(4);
+    else if (wireType === WIRE.startGroup) this.#skipGroup();
     else throw new ProtobufError(`wire type ${wireType} is not supported`);
+  }
+
+  /** An unknown group (proto2), up to its end; nested ones counted, not recursed into. */
+  #skipGroup(): void {
+    for (let depth = 1; depth > 0; ) {
+      const wireType = this.tag() & 7;
+      if (wireType === WIRE.startGroup) depth++;
+      else if (wireType === WIRE.endGroup) depth--;
+      else this.skip(wireType);
+    }
   }
 
   #advance(bytes: number): void {

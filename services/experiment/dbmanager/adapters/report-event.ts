@@ -68,7 +68,8 @@ function writeTime(bytes: Buffer, start: number, end: number, out: Buffer, at: n
   const year = two(bytes, start) * 100 + two(bytes, start + 2);
   const month = two(bytes, start + 5);
   const day = two(bytes, start + 8);
-  // NaN (a non-digit) fails every comparison below.
+  // NaN (a non-digit) fails every comparison below; the year is only copied, so it is checked here.
+  if (Number.isNaN(year)) return false;
   if (!(month >= 1 && month <= 12)) return false;
   if (!(day >= 1 && day <= (month === 2 && isLeap(year) ? 29 : DAYS[month - 1]!))) return false;
   if (!(two(bytes, start + 11) <= 23 && two(bytes, start + 14) <= 59 && two(bytes, start + 17) <= 59))

@@ -30,7 +30,7 @@ export function decodeRateLimitRequest(bytes: Uint8Array): DecisionRequest {
     const tag = reader.tag();
     if (tag === 0x0a) domain = reader.string();
     else if (tag === 0x12) descriptors.push(decodeDescriptor(reader.message(), descriptors.length));
-    else if (tag === 0x18) hitsAddend = reader.varint() >>> 0;
+    else if (tag === 0x18) hitsAddend = reader.uint32();
     else reader.skip(tag & 7);
   }
   return { domain, descriptors, hitsAddend };
@@ -59,8 +59,9 @@ function decodeDescriptor(reader: ProtobufReader, index: number): DescriptorInpu
       let unit = 0;
       while (!override.done()) {
         const t = override.tag();
-        if (t === 0x08) requestsPerUnit = override.varint() >>> 0;
-        else if (t === 0x10) unit = override.varint();
+        if (t === 0x08) requestsPerUnit = override.uint32();
+        else if (t === 0x10)
+          unit = override.uint32() | 0; // an enum is an int32
         else override.skip(t & 7);
       }
       limit = limitOverride(index, requestsPerUnit, OVERRIDE_UNIT_NAMES[unit] ?? String(unit));

@@ -30,9 +30,13 @@ function object(value: unknown, where: string): Json | undefined {
 /** Reads the fields of `json`, each under its JSON or proto name; anything else is an error. */
 function fields(json: Json, where: string, names: Readonly<Record<string, string>>): Json {
   const out: Json = {};
+  const seen = new Set<string>();
   for (const [name, value] of Object.entries(json)) {
     const field = names[name];
     if (field === undefined) throw bad(`unknown field ${JSON.stringify(name)} in ${where}`);
+    // One field under its JSON and its proto name is a duplicate to protojson, null or not.
+    if (seen.has(field)) throw bad(`duplicate field ${JSON.stringify(name)} in ${where}`);
+    seen.add(field);
     if (value !== null) out[field] = value;
   }
   return out;
@@ -58,13 +62,17 @@ function list(value: unknown, where: string): unknown[] {
   return value;
 }
 
+/** A list's element: null is not a message there (protojson accepts null for a field, not for an element). */
+const element = (value: unknown, where: string): Json =>
+  object(value, where) ?? fail(`${where} must be an object`);
+
 function entry(value: unknown, where: string): WireEntry {
-  const json = fields(object(value, where) ?? {}, where, { key: 'key', value: 'value' });
+  const json = fields(element(value, where), where, { key: 'key', value: 'value' });
   return { key: string(json.key, `${where}.key`), value: string(json.value, `${where}.value`) };
 }
 
 function descriptor(value: unknown, where: string): WireDescriptor {
-  const json = fields(object(value, where) ?? {}, where, {
+  const json = fields(element(value, where), where, {
     entries: 'entries',
     limit: 'limit',
     hitsAddend: 'hitsAddend',

@@ -3,6 +3,7 @@
 // so every instance given the same node list maps a key to the same node.
 import { createConnection, type Socket } from 'node:net';
 import { crc32 } from 'node:zlib';
+import { type MemcacheReply, MemcacheReplyReader } from './memcache-replies.ts';
 
 export const MAX_KEY_LENGTH = 250;
 
@@ -16,7 +17,7 @@ export function validKey(key: string): boolean {
   return Buffer.byteLength(key) <= MAX_KEY_LENGTH;
 }
 
-type Reply = { kind: 'values'; values: Map<string, string> } | { kind: 'line'; line: string };
+type Reply = Exclude<MemcacheReply, { kind: 'error' }>;
 
 interface Pending {
   readonly multi: boolean;
@@ -27,9 +28,8 @@ interface Pending {
 /** One connection: requests are written at once and answered in order. */
 class Connection {
   private socket: Socket | undefined;
-  private buffer = '';
+  private readonly reader = new MemcacheReplyReader();
   private readonly pending: Pending[] = [];
-  private values = new Map<string, string>();
 
   private readonly host: string;
   private readonly port: number;
@@ -58,14 +58,12 @@ class Connection {
     if (this.socket !== undefined) return this.socket;
     const socket = createConnection({ host: this.host, port: this.port });
     socket.setNoDelay(true);
-    socket.setEncoding('utf8');
     socket.setTimeout(this.timeoutMs);
-    socket.on('data', (chunk: string) => this.receive(chunk));
+    socket.on('data', (chunk: Buffer) => this.receive(socket, chunk));
     socket.on('timeout', () => socket.destroy(new Error(`memcache ${this.host}:${this.port}: i/o timeout`)));
     const fail = (error?: Error): void => {
       if (this.socket === socket) this.socket = undefined;
-      this.buffer = '';
-      this.values = new Map();
+      this.reader.reset();
       const failure = error ?? new Error(`memcache ${this.host}:${this.port}: connection closed`);
       for (const waiting of this.pending.splice(0)) waiting.reject(failure);
     };
@@ -75,36 +73,25 @@ class Connection {
     return socket;
   }
 
-  private receive(chunk: string): void {
-    this.buffer += chunk;
+  private receive(socket: Socket, chunk: Buffer): void {
+    this.reader.push(chunk);
     for (;;) {
       const head = this.pending[0];
       if (head === undefined) {
-        this.buffer = '';
+        this.reader.reset();
         return;
       }
-      const end = this.buffer.indexOf('\r\n');
-      if (end < 0) return;
-      const line = this.buffer.slice(0, end);
-      if (head.multi && line.startsWith('VALUE ')) {
-        const [, key, , bytes] = line.split(' ');
-        const size = Number(bytes);
-        if (this.buffer.length < end + 2 + size + 2) return;
-        this.values.set(key!, this.buffer.slice(end + 2, end + 2 + size));
-        this.buffer = this.buffer.slice(end + 2 + size + 2);
-        continue;
+      let reply: MemcacheReply | undefined;
+      try {
+        reply = this.reader.next(head.multi);
+      } catch (error) {
+        socket.destroy(new Error(`memcache ${this.host}:${this.port}: ${(error as Error).message}`));
+        return;
       }
-      this.buffer = this.buffer.slice(end + 2);
+      if (reply === undefined) return;
       this.pending.shift();
-      if (head.multi && line === 'END') {
-        const values = this.values;
-        this.values = new Map();
-        head.resolve({ kind: 'values', values });
-      } else if (/^(ERROR|CLIENT_ERROR|SERVER_ERROR)/.test(line)) {
-        head.reject(new Error(`memcache: ${line}`));
-      } else {
-        head.resolve({ kind: 'line', line });
-      }
+      if (reply.kind === 'error') head.reject(new Error(`memcache: ${reply.line}`));
+      else head.resolve(reply);
     }
   }
 }

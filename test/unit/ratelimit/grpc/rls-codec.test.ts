@@ -76,10 +76,20 @@ describe('RateLimitRequest decoding', () => {
     );
   });
 
+  it('skips unknown groups, nested ones too, and reads a tag or a 32-bit field from the low 32 bits of its varint', () => {
+    const group = [0x5b, 0x63, 0x08, 0x01, 0x64, 0x5c]; // field 11: a group holding a group holding a varint
+    const tag = [0x8a, 0x80, 0x80, 0x80, 0x10]; // 0x10000000a: field 1 (domain), length-delimited
+    const hits = [0x18, 0x85, 0x80, 0x80, 0x80, 0xf0, 0xff, 0xff, 0xff, 0xff, 0x01]; // 5 in a 10-byte varint
+    const bytes = Buffer.from([...group, ...tag, 0x01, 0x64, ...hits]);
+    expect(decodeRateLimitRequest(bytes)).toEqual({ domain: 'd', descriptors: [], hitsAddend: 5 });
+  });
+
   it.each([
     [[0x0a, 0x05, 0x61], 'truncated length-delimited field'],
     [[0x18, 0x80], 'truncated varint'],
-    [[0x1b], 'wire type 3 is not supported'],
+    [[0x1b], 'truncated varint'], // a group never ended
+    [[0x1f], 'wire type 7 is not supported'],
+    [[0x18, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02], 'varint over 64 bits'],
   ])('refuses malformed bytes %j: %s', (bytes, message) => {
     expect(() => decodeRateLimitRequest(Buffer.from(bytes))).toThrow(new ProtobufError(message));
   });
