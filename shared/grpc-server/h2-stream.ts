@@ -70,6 +70,17 @@ const CONNECTION_SPECIFIC = new Set([
 ]);
 const PSEUDO = new Set([':method', ':scheme', ':path', ':authority']);
 const TOKEN = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
+/**
+ * What a field value may not hold: NUL, LF and CR anywhere (RFC 9113 8.2.1), and, as nghttp2 and
+ * Go's HTTP/2 refuse them, any other control character but HTAB, and DEL.
+ */
+export function holdsForbiddenInValue(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if ((code < 0x20 && code !== 0x09) || code === 0x7f) return true;
+  }
+  return false;
+}
 
 /**
  * Fills `stream.headers` from the decoded block of a request's HEADERS; returns what makes the
@@ -83,6 +94,7 @@ export function takeRequestHeaders(stream: H2Stream, decoded: HpackDecoder): str
     const value = decoded.values[i]!;
     if (name.charCodeAt(0) === 58 /* : */) {
       if (regular) return `pseudo-header ${name} after a regular one`;
+      if (holdsForbiddenInValue(value)) return `the value of ${name} holds a control character`;
       if (!PSEUDO.has(name)) return `pseudo-header ${name} is not a request's`;
       if (headers[name] !== undefined) return `pseudo-header ${name} repeated`;
       headers[name] = value;
@@ -114,6 +126,7 @@ export function checkTrailers(decoded: HpackDecoder): string | undefined {
 }
 
 function fieldProblem(name: string, value: string): string | undefined {
+  if (holdsForbiddenInValue(value)) return `the value of ${name} holds a control character`;
   if (!TOKEN.test(name)) return `header name ${JSON.stringify(name)} is not a lowercase token`;
   if (CONNECTION_SPECIFIC.has(name)) return `connection-specific header ${name}`;
   if (name === 'te' && value !== 'trailers') return 'te other than trailers';

@@ -39,8 +39,12 @@ export class ProtobufReader {
     throw new ProtobufError('varint longer than 10 bytes');
   }
 
-  /** A varint up to 2^53 (a uint64 beyond that is not a count anyone sends). */
+  /**
+   * A uint64 varint as a number: exact up to 2^53, and past it the nearest double to the exact
+   * value (as `Number` of the decimal text proto-loader gives), not a sum rounded on the way.
+   */
   varint(): number {
+    const start = this.#at;
     let value = 0;
     let scale = 1;
     for (let i = 0; i < 10; i++) {
@@ -48,10 +52,18 @@ export class ProtobufReader {
       const byte = this.#bytes[this.#at++]!;
       if (i === 9 && byte > 1) throw new ProtobufError('varint over 64 bits');
       value += (byte & 0x7f) * scale;
-      if (byte < 0x80) return value;
+      if (byte < 0x80) return value <= Number.MAX_SAFE_INTEGER ? value : this.#exact(start);
       scale *= 128;
     }
     throw new ProtobufError('varint longer than 10 bytes');
+  }
+
+  /** The varint at `start` summed exactly (BigInt), then rounded once. */
+  #exact(start: number): number {
+    let value = 0n;
+    for (let i = 0, at = start; at < this.#at; i++, at++)
+      value |= BigInt(this.#bytes[at]! & 0x7f) << BigInt(7 * i);
+    return Number(value);
   }
 
   /** A length-delimited field's bounds, skipped over. */

@@ -127,6 +127,11 @@ export function compareRlsRequest(bytes: Buffer): string | undefined {
   }
   if (ours.ok)
     return `ours ${canonical(ours.value)}, proto-loader threw ${message(!expected.ok && expected.error)}`;
+  if (expected.ok && /varint over 64 bits/.test(message(ours.error))) {
+    // Go's protobuf (envoyproxy/ratelimit's) refuses such a varint as ours does; protobufjs drops the bits.
+    notCompared.count++;
+    return undefined;
+  }
   if (expected.ok) return `ours threw ${message(ours.error)}, proto-loader ${canonical(expected.value)}`;
   const mine = ours.error as { code?: string };
   if (mine.code === 'INVALID_ARGUMENT' && message(ours.error) !== message(expected.error))

@@ -41,6 +41,9 @@ describe('RLS request reader against protobufjs', () => {
     ['a 9-byte tag', 'ffffffffffffffff0f0f'],
     // An unknown group was refused; protobufjs (and Go) skip it.
     ['an unknown group', '18ffffffa60a43e4ff0f'],
+    // A uint64 hits_addend past 2^53 was summed in doubles, rounded on the way: now the exact
+    // value rounded once, as Number() of proto-loader's decimal text.
+    ['a uint64 past 2^53', '0a0971416d452e666251441211120210051a0b08fff7ffffffffffffff011801'],
   ])('%s', (_, bytes) => {
     expect(compareRlsRequest(hex(bytes))).toBeUndefined();
   });
