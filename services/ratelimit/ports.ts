@@ -1,5 +1,5 @@
 // What the decision path needs from the outside world.
-import type { RateLimitConfig } from './config/index.ts';
+import type { LimitSpec, RateLimitConfig } from './config/index.ts';
 
 /** One counter to add to: the cache key of a limit in its current window. */
 export interface CounterIncrement {
@@ -12,6 +12,30 @@ export interface CounterIncrement {
   readonly perSecond: boolean;
 }
 
+/** One request on a sliding window or a token bucket: decided and counted in one atomic step. */
+export interface LimitOperation {
+  readonly key: string;
+  /** A sliding_window or token_bucket limit. */
+  readonly spec: LimitSpec;
+  readonly addend: number;
+  /** false: only whether the hits would be admitted (STOP_CACHE_KEY_INCREMENT_WHEN_OVERLIMIT's read). */
+  readonly consume: boolean;
+  /** The decision's time (Unix ms): windows and buckets are functions of it, as fixed windows are. */
+  readonly nowMs: number;
+  /** A SECOND limit: goes to the per-second store when there is one. */
+  readonly perSecond: boolean;
+}
+
+/** What an operation found and did. */
+export interface LimitReply {
+  readonly admitted: boolean;
+  /**
+   * The state before the operation, as numbers: sliding_window `[sub-window, hits, ...]` (those still
+   * counted), token_bucket `[ms, ticks]` of its TAT, or `[]` for a full bucket.
+   */
+  readonly before: readonly number[];
+}
+
 export interface CounterStore {
   /**
    * Adds every increment to its counter and resolves with each counter's value after the
@@ -21,6 +45,14 @@ export interface CounterStore {
    * count it as `redis_error` and answer the reference's error.
    */
   increment(items: readonly CounterIncrement[]): Promise<readonly number[]>;
+  /**
+   * Sliding windows and token buckets: each operation decided and, when admitted and `consume`,
+   * counted atomically against the store's state (Redis: one script per operation, its key alone in
+   * its hash slot; memcached: gets + cas, retried when another writer came first), so it is exact
+   * however many instances share the store. Resolves with each reply, in order; rejects as
+   * `increment` does. Absent on stores that only count fixed windows (test fakes).
+   */
+  take?(operations: readonly LimitOperation[]): Promise<readonly LimitReply[]>;
   /** Whether the store answers now (PING); used by the health check. */
   healthy(): boolean;
   close(): Promise<void>;

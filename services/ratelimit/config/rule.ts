@@ -24,6 +24,7 @@ export function ruleFromMatch(domain: string, entries: readonly RequestEntry[], 
         })
       : entries,
     ...(limit.metadata === undefined ? {} : { metadata: limit.metadata }),
+    ...(limit.limits === undefined ? {} : { limits: limit.limits }),
   };
 }
 

@@ -1,4 +1,4 @@
-// A small memcached text-protocol client: get (multi), incr and add, pipelined in order on a few
+// A small memcached text-protocol client: get (multi), gets and cas, incr and add, pipelined in order on a few
 // connections per node; nodes chosen as gomemcache does (CRC-32 IEEE of the key, modulo nodes),
 // so every instance given the same node list maps a key to the same node.
 import { createConnection, type Socket } from 'node:net';
@@ -16,7 +16,9 @@ export function validKey(key: string): boolean {
   return Buffer.byteLength(key) <= MAX_KEY_LENGTH;
 }
 
-type Reply = { kind: 'values'; values: Map<string, string> } | { kind: 'line'; line: string };
+type Reply =
+  | { kind: 'values'; values: Map<string, string>; casUniques: Map<string, string> }
+  | { kind: 'line'; line: string };
 
 interface Pending {
   readonly multi: boolean;
@@ -30,6 +32,7 @@ class Connection {
   private buffer = '';
   private readonly pending: Pending[] = [];
   private values = new Map<string, string>();
+  private casUniques = new Map<string, string>();
 
   private readonly host: string;
   private readonly port: number;
@@ -66,6 +69,7 @@ class Connection {
       if (this.socket === socket) this.socket = undefined;
       this.buffer = '';
       this.values = new Map();
+      this.casUniques = new Map();
       const failure = error ?? new Error(`memcache ${this.host}:${this.port}: connection closed`);
       for (const waiting of this.pending.splice(0)) waiting.reject(failure);
     };
@@ -87,19 +91,21 @@ class Connection {
       if (end < 0) return;
       const line = this.buffer.slice(0, end);
       if (head.multi && line.startsWith('VALUE ')) {
-        const [, key, , bytes] = line.split(' ');
+        const [, key, , bytes, casUnique] = line.split(' ');
         const size = Number(bytes);
         if (this.buffer.length < end + 2 + size + 2) return;
         this.values.set(key!, this.buffer.slice(end + 2, end + 2 + size));
+        if (casUnique !== undefined) this.casUniques.set(key!, casUnique);
         this.buffer = this.buffer.slice(end + 2 + size + 2);
         continue;
       }
       this.buffer = this.buffer.slice(end + 2);
       this.pending.shift();
       if (head.multi && line === 'END') {
-        const values = this.values;
+        const { values, casUniques } = this;
         this.values = new Map();
-        head.resolve({ kind: 'values', values });
+        this.casUniques = new Map();
+        head.resolve({ kind: 'values', values, casUniques });
       } else if (/^(ERROR|CLIENT_ERROR|SERVER_ERROR)/.test(line)) {
         head.reject(new Error(`memcache: ${line}`));
       } else {
@@ -116,6 +122,10 @@ export interface MemcacheClient {
   increment(key: string, delta: number): Promise<number | undefined>;
   /** Stores the value only if the key is absent; false when it exists (NOT_STORED). */
   add(key: string, value: string, expirationSeconds: number): Promise<boolean>;
+  /** The value with its cas unique, or undefined when the key is absent. */
+  gets(key: string): Promise<{ value: string; casUnique: string } | undefined>;
+  /** Stores the value only if the key is unchanged since `gets` gave `casUnique`; false when it changed or went. */
+  cas(key: string, value: string, expirationSeconds: number, casUnique: string): Promise<boolean>;
   setServers(servers: readonly string[]): void;
   close(): void;
 }
@@ -180,6 +190,22 @@ export function createMemcacheClient(options: {
       checkKey(key);
       const reply = await connectionFor(key).request(
         `add ${key} 0 ${expirationSeconds} ${Buffer.byteLength(value)}\r\n${value}\r\n`,
+        false,
+      );
+      return reply.kind === 'line' && reply.line === 'STORED';
+    },
+    async gets(key) {
+      checkKey(key);
+      const reply = await connectionFor(key).request(`gets ${key}\r\n`, true);
+      if (reply.kind !== 'values') return undefined;
+      const value = reply.values.get(key);
+      const casUnique = reply.casUniques.get(key);
+      return value === undefined || casUnique === undefined ? undefined : { value, casUnique };
+    },
+    async cas(key, value, expirationSeconds, casUnique) {
+      checkKey(key);
+      const reply = await connectionFor(key).request(
+        `cas ${key} 0 ${expirationSeconds} ${Buffer.byteLength(value)} ${casUnique}\r\n${value}\r\n`,
         false,
       );
       return reply.kind === 'line' && reply.line === 'STORED';

@@ -1,10 +1,11 @@
 // The lean Redis connection of the single-node path: a turn's commands leave in one write, and the
 // replies are read as integers straight from the bytes (./reply-queue.ts); ioredis does the rest.
 import { connect, type Socket } from 'node:net';
-import type { CounterIncrement } from '../../ports.ts';
+import type { CounterIncrement, LimitOperation, LimitReply } from '../../ports.ts';
 import type { ConnectionEvents, CounterConnection } from './counter-connection.ts';
 import { retryDelayMs } from './counter-connection.ts';
-import { createReplyQueue } from './reply-queue.ts';
+import { limitReply, scriptArguments, scriptOf } from './limit-scripts.ts';
+import { createReplyQueue, type ScriptResult } from './reply-queue.ts';
 import { createRespReader } from './resp-reader.ts';
 
 export interface RespConnectionOptions extends ConnectionEvents {
@@ -31,6 +32,22 @@ function incrementCommands(
     const addend = String(item.addend);
     const ttl = String(expiry(item.windowSeconds));
     text += `*3\r\n$6\r\nINCRBY\r\n${key}$${addend.length}\r\n${addend}\r\n*3\r\n$6\r\nEXPIRE\r\n${key}$${ttl.length}\r\n${ttl}\r\n`;
+  }
+  return text;
+}
+
+/** EVALSHA (or EVAL with the script's text) of every operation, as RESP commands. */
+function scriptCommands(operations: readonly LimitOperation[], withText: boolean): string {
+  let text = '';
+  for (const operation of operations) {
+    const script = scriptOf(operation);
+    text += command(
+      withText ? 'EVAL' : 'EVALSHA',
+      withText ? script.lua : script.sha,
+      '1',
+      operation.key,
+      ...scriptArguments(operation),
+    );
   }
   return text;
 }
@@ -67,6 +84,9 @@ function createReadyWaiters() {
     },
   };
 }
+
+const isNoScript = (result: ScriptResult): boolean =>
+  typeof result === 'string' && result.startsWith('NOSCRIPT');
 
 export function createRespConnection(options: RespConnectionOptions): CounterConnection {
   let socket: Socket | undefined;
@@ -173,6 +193,25 @@ export function createRespConnection(options: RespConnectionOptions): CounterCon
       if (!ready) return Promise.reject(new Error(`not connected: ${lastFailure}`));
       write(incrementCommands(items, expiry));
       return pending.increments(items);
+    },
+    async take(operations) {
+      if (!ready) throw new Error(`not connected: ${lastFailure}`);
+      write(scriptCommands(operations, false));
+      const results = await pending.scripts(operations.length);
+      // A server that lost the scripts (restarted, SCRIPT FLUSH) gets their text once.
+      const lost = operations.filter((_, i) => isNoScript(results[i]!));
+      if (lost.length > 0) {
+        write(scriptCommands(lost, true));
+        const again = await pending.scripts(lost.length);
+        let next = 0;
+        results.forEach((result, i) => {
+          if (isNoScript(result)) results[i] = again[next++]!;
+        });
+      }
+      return results.map((result, i): LimitReply => {
+        if (typeof result === 'string') throw new Error(`EVALSHA ${operations[i]!.key}: ${result}`);
+        return limitReply(result);
+      });
     },
     ping() {
       if (!ready) return Promise.reject(new Error(`not connected: ${lastFailure}`));
