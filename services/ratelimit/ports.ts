@@ -1,5 +1,5 @@
 // What the decision path needs from the outside world.
-import type { LimitSpec, RateLimitConfig } from './config/index.ts';
+import type { Algorithm, LimitSpec, RateLimitConfig } from './config/index.ts';
 
 /** One counter to add to: the cache key of a limit in its current window. */
 export interface CounterIncrement {
@@ -55,6 +55,33 @@ export interface CounterStore {
   take?(operations: readonly LimitOperation[]): Promise<readonly LimitReply[]>;
   /** Whether the store answers now (PING); used by the health check. */
   healthy(): boolean;
+  close(): Promise<void>;
+}
+
+/** A key in one of the stores: the per-second one (REDIS_PERSECOND) or the main one. */
+export interface StoredKey {
+  readonly key: string;
+  readonly perSecond: boolean;
+}
+
+/** What GET /counters reads: the keys a store holds and what they hold. */
+export interface CounterReader {
+  /**
+   * A page of at most `count` keys matching `pattern` (a Redis glob) from `cursor` ('' to start)
+   * on, and the cursor of the next page ('' when done; a page may hold fewer keys before the end).
+   * Absent when the store cannot list its keys (memcached). Rejects with an AppError:
+   * INVALID_ARGUMENT for a cursor it did not give, UNAVAILABLE when the store does not answer.
+   */
+  readonly scan?: (
+    pattern: string,
+    cursor: string,
+    count: number,
+  ) => Promise<{ keys: StoredKey[]; cursor: string }>;
+  /**
+   * What each key holds, as numbers: a fixed window `[count]`, a sliding window `[sub-window,
+   * hits, ...]`, a token bucket `[ms, ticks]` (its TAT); `[]` for a key the store does not hold.
+   */
+  read(keys: ReadonlyArray<StoredKey & { readonly algorithm: Algorithm }>): Promise<Array<readonly number[]>>;
   close(): Promise<void>;
 }
 

@@ -1,9 +1,10 @@
 // An in-memory counter store for unit tests of the decision path: fixed-window counters as Redis
 // counts them, sliding windows and token buckets with the memcached store's values and arithmetic.
-// Every call is recorded.
+// Every call is recorded. Its reader lists keys in order, a page's cursor the index of the next.
 import { applyToValue } from '../../services/ratelimit/adapters/memcached/limit-values.ts';
 import type {
   CounterIncrement,
+  CounterReader,
   CounterStore,
   LimitOperation,
   LimitReply,
@@ -14,6 +15,22 @@ export interface MemoryCounterStore extends CounterStore {
   readonly values: Map<string, string>;
   readonly increments: CounterIncrement[][];
   readonly takes: LimitOperation[][];
+  take(operations: readonly LimitOperation[]): Promise<readonly LimitReply[]>;
+  /** GET /counters over these maps; `scan` false makes it a store that cannot list keys. */
+  reader(options?: { scan?: boolean }): CounterReader;
+}
+
+/** A Redis glob (only `*` and backslash escapes are used) as a regular expression. */
+function globToRegExp(glob: string): RegExp {
+  const literal = (char: string): string => char.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  let source = '';
+  for (let i = 0; i < glob.length; i++) {
+    const char = glob[i]!;
+    if (char === '\\') source += literal(glob[++i]!);
+    else if (char === '*') source += '.*';
+    else source += literal(char);
+  }
+  return new RegExp(`^${source}$`);
 }
 
 export function createMemoryCounterStore(): MemoryCounterStore {
@@ -44,5 +61,28 @@ export function createMemoryCounterStore(): MemoryCounterStore {
     },
     healthy: () => true,
     close: async () => {},
+    reader(options = {}) {
+      const scan: CounterReader['scan'] = async (pattern, cursor, count) => {
+        const match = globToRegExp(pattern);
+        const keys = [...counters.keys(), ...values.keys()].filter((key) => match.test(key)).sort();
+        const from = cursor === '' ? 0 : Number(cursor);
+        const next = from + count;
+        return {
+          keys: keys.slice(from, next).map((key) => ({ key, perSecond: false })),
+          cursor: next < keys.length ? String(next) : '',
+        };
+      };
+      return {
+        ...(options.scan === false ? {} : { scan }),
+        async read(keys) {
+          return keys.map(({ key, algorithm }) => {
+            if (algorithm === 'fixed_window') return counters.has(key) ? [counters.get(key)!] : [];
+            const value = values.get(key);
+            return value === undefined ? [] : value.split(/[,:]/).map(Number);
+          });
+        },
+        close: async () => {},
+      };
+    },
   };
 }

@@ -12,6 +12,7 @@ export type {
   Algorithm,
   ConfigData,
   ConfigFile,
+  DescriptorNode,
   LimitLookup,
   LimitSpec,
   LoadOptions,

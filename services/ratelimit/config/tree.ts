@@ -45,7 +45,15 @@ export function buildDomains(
 }
 
 function emptyNode(): DescriptorNode {
-  return { children: new Map(), wildcards: [], limit: undefined, valueToMetric: false, sharedPattern: '' };
+  return {
+    key: '',
+    value: '',
+    children: new Map(),
+    wildcards: [],
+    limit: undefined,
+    valueToMetric: false,
+    sharedPattern: '',
+  };
 }
 
 function loadDescriptors(
@@ -69,6 +77,8 @@ function loadDescriptors(
       );
     }
     const node: DescriptorNode = {
+      key: descriptor.key,
+      value: descriptor.value,
       children: new Map(),
       wildcards: [],
       limit,

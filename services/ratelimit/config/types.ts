@@ -115,6 +115,9 @@ export interface ConfiguredLimit {
 
 /** One level of the configuration tree: children by `key` or `key_value`, wildcard children in config order. */
 export interface DescriptorNode {
+  /** The descriptor's `key` and `value` ('' for a domain's root, and for a node without value). */
+  readonly key: string;
+  readonly value: string;
   readonly children: Map<string, DescriptorNode>;
   readonly wildcards: WildcardPattern[];
   readonly limit: ConfiguredLimit | undefined;

@@ -28,6 +28,8 @@ export interface MemcachedStoreOptions {
 }
 
 export interface MemcachedCounterStore extends CounterStore {
+  /** The values of the keys found (GET /counters). */
+  values(keys: readonly string[]): Promise<Map<string, string>>;
   /** Resolves when the increments sent so far have been answered (tests, shutdown). */
   settled(): Promise<void>;
 }
@@ -134,6 +136,7 @@ export async function createMemcachedCounterStore(
       });
     },
     take: (operations) => limits.take(operations),
+    values: (keys) => client.getMulti(keys),
     healthy: () => lastOk && limits.healthy(),
     settled: async () => {
       while (inFlight.size > 0) await Promise.all(inFlight);
