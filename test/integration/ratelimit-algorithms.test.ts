@@ -3,7 +3,7 @@
 // simulated clock: the boundary (N per minute, a burst at 0:59 and another at 1:00), the Lua
 // scripts and the cas loop deciding as the domain's arithmetic does, and exactness with several
 // instances on one key.
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createRng } from '../../services/experiment/suggestion/rng.ts';
 import { type LimitSpec, loadConfig } from '../../services/ratelimit/config/index.ts';
 import type { CounterStore, LimitOperation, LimitReply } from '../../services/ratelimit/ports.ts';
