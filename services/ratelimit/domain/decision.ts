@@ -142,7 +142,17 @@ export function planChecks(
   for (let i = 0; i < descriptors.length; i++) {
     const rule = rules[i];
     if (rule?.limits !== undefined) {
-      checks[i] = limitSetCheck(rule, rule.limits, replaced, descriptors[i]!.hitsAddend ?? requestAddend);
+      const addend = descriptors[i]!.hitsAddend ?? requestAddend;
+      checks[i] = limitSetCheck(
+        rule,
+        rule.limits,
+        replaced,
+        addend,
+        stats,
+        options.cacheKeyPrefix,
+        domain,
+        nowSeconds,
+      );
     } else if (
       rule === undefined ||
       (replaced !== undefined && rule.name !== '' && replaced.has(rule.name))
@@ -164,21 +174,25 @@ export function planChecks(
     }
   }
   return checks;
+}
 
-  function limitSetCheck(
-    rule: RateLimitRule,
-    specs: NonNullable<RateLimitRule['limits']>,
-    replacedNames: Set<string> | undefined,
-    addend: number,
-  ): Check {
-    const kept =
-      replacedNames === undefined ? specs : specs.filter((s) => s.name === '' || !replacedNames.has(s.name));
-    if (kept.length === 0) return NONE;
-    const ruleStats = stats.rule(rule.statsKey);
-    ruleStats.totalHits.value += addend;
-    const parts = limitParts(options.cacheKeyPrefix, domain, rule, kept, nowSeconds);
-    return { kind: 'limits', rule, stats: ruleStats, parts, addend };
-  }
+/** The check of a descriptor with limits beyond the reference's: those no `replaces` names, with their keys. */
+function limitSetCheck(
+  rule: RateLimitRule,
+  specs: NonNullable<RateLimitRule['limits']>,
+  replaced: Set<string> | undefined,
+  addend: number,
+  stats: StatsStore,
+  cacheKeyPrefix: string,
+  domain: string,
+  nowSeconds: number,
+): Check {
+  const kept = replaced === undefined ? specs : specs.filter((s) => s.name === '' || !replaced.has(s.name));
+  if (kept.length === 0) return NONE;
+  const ruleStats = stats.rule(rule.statsKey);
+  ruleStats.totalHits.value += addend;
+  const parts = limitParts(cacheKeyPrefix, domain, rule, kept, nowSeconds);
+  return { kind: 'limits', rule, stats: ruleStats, parts, addend };
 }
 
 const NONE: Check = Object.freeze({ kind: 'none' });
