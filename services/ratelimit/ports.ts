@@ -49,8 +49,9 @@ export interface CounterStore {
    * Sliding windows and token buckets: each operation decided and, when admitted and `consume`,
    * counted atomically against the store's state (Redis: one script per operation, its key alone in
    * its hash slot; memcached: gets + cas, retried when another writer came first), so it is exact
-   * however many instances share the store. Resolves with each reply, in order; rejects as
-   * `increment` does. Absent on stores that only count fixed windows (test fakes).
+   * however many instances share the store. Resolves with each reply, in order. Redis rejects as
+   * `increment` does; memcached fails open as it does for counters (logged, the hits admitted).
+   * Absent on stores that only count fixed windows (test fakes).
    */
   take?(operations: readonly LimitOperation[]): Promise<readonly LimitReply[]>;
   /** Whether the store answers now (PING); used by the health check. */
