@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../services/ratelimit/config/index.ts';
 import { createCountersView } from '../../../services/ratelimit/counters-view.ts';
+import { ownerOfKey } from '../../../services/ratelimit/domain/counter-keys.ts';
 import type { DecisionRequest } from '../../../services/ratelimit/domain/decision.ts';
 import { createStatsStore } from '../../../services/ratelimit/domain/stats.ts';
 import { createRateLimitService } from '../../../services/ratelimit/service.ts';
@@ -185,5 +186,46 @@ describe('GET /counters', () => {
       message:
         'this store cannot list its keys (memcached): ask for one descriptor with key=<key>=<value>[,...]',
     });
+  });
+});
+
+describe('ownerOfKey: the limit a stored key counts for', () => {
+  const config = loadConfig(
+    [
+      {
+        name: 'o.yaml',
+        text: `domain: d
+descriptors:
+  - key: k
+    rate_limit: {unit: hour, requests_per_unit: 1}
+  - key: k
+    value: v_w
+    rate_limit: {unit: hour, requests_per_unit: 2}
+  - key: k
+    value: v*
+    rate_limit: {unit: hour, requests_per_unit: 3, algorithm: sliding_window}
+`,
+      },
+    ],
+    { mergeDomainConfig: false },
+  );
+  const root = config.data.domains.get('d')!;
+  const now = T0 / 1000;
+  const owner = (key: string) => {
+    const found = ownerOfKey(root, 'p:d_', key, now);
+    return found === undefined ? undefined : [found.fullKey, found.spec.requestsPerUnit];
+  };
+
+  it('tries an exact value first, then wildcards, then the bare key, as matching does', () => {
+    expect(owner(`p:d_k_v_w_${now}`)).toEqual(['d.k_v_w', 2]);
+    expect(owner('p:d_k_v_x_s3600')).toEqual(['d.k_v*', 3]);
+    expect(owner(`p:d_k_other_value_${now}`)).toEqual(['d.k', 1]);
+  });
+
+  it('finds no owner for another window, another domain, or a limit not configured', () => {
+    expect(owner(`p:d_k_other_${now - 3600}`)).toBeUndefined();
+    expect(owner(`p:e_k_other_${now}`)).toBeUndefined();
+    expect(owner('p:d_k_other_t3600')).toBeUndefined();
+    expect(owner(`p:d_j_other_${now}`)).toBeUndefined();
   });
 });

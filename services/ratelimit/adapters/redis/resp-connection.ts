@@ -201,6 +201,7 @@ export function createRespConnection(options: RespConnectionOptions): CounterCon
       // A server that lost the scripts (restarted, SCRIPT FLUSH) gets their text once.
       const lost = operations.filter((_, i) => isNoScript(results[i]!));
       if (lost.length > 0) {
+        if (!ready) throw new Error(`not connected: ${lastFailure}`);
         write(scriptCommands(lost, true));
         const again = await pending.scripts(lost.length);
         let next = 0;
