@@ -5,13 +5,16 @@
 // envoyproxy/ratelimit (Go, fixed windows only) on the same dedicated redis-server with the same
 // neutral gRPC load generator (ghz). Every cell starts its service afresh on a configuration of
 // that algorithm, with a limit no caller reaches (every decision counts and answers OK).
-// BENCH_SECONDS per cell after BENCH_WARMUP_SECONDS; BENCH_ROUNDS rounds give medians.
+// BENCH_SECONDS per cell after BENCH_WARMUP_SECONDS; BENCH_ROUNDS rounds give medians. Then the
+// decision path alone, in this process on the lean Redis connection (no transport, no other
+// process): the CPU an algorithm adds, which a loaded machine blurs less than a whole instance's.
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { BENCH_BUILD, build } from '../scripts/build.ts';
 import { int, readSettings, str } from '../shared/settings.ts';
 import { startRedis } from '../test/helpers/counter-topologies.ts';
+import { connectRedisStore, inProcessLimiter, redisSettings } from '../test/helpers/ratelimit-in-process.ts';
 import { createRuntimeFolder, type RuntimeFolder } from '../test/helpers/ratelimit-runtime.ts';
 import { ghzGenerator } from './ratelimit/ghz-hey.ts';
 import { type CellFigures, ensureTool, measureCell, startService } from './ratelimit/side-by-side.ts';
@@ -95,6 +98,7 @@ async function main(): Promise<void> {
   const generate = ghzGenerator(ghz, settings.maxConnections);
   const cells = new Map<string, Cell[]>();
   const runtimes: RuntimeFolder[] = [];
+  let alone = new Map<string, number[][]>();
   const runtimeOf = async (config: string): Promise<RuntimeFolder> => {
     const runtime = await createRuntimeFolder({ 'bench.yaml': config });
     runtimes.push(runtime);
@@ -151,12 +155,63 @@ async function main(): Promise<void> {
         }
       }
     }
+    alone = await decisionPathAlone(redisServer.port, redis);
   } finally {
     redis.disconnect();
     await redisServer.stop();
     for (const runtime of runtimes) await runtime.cleanup();
   }
   report(cells);
+  reportAlone(alone);
+}
+
+/** Per variant: CPU µs per decision of this process and Redis commands per decision, 100 decisions in flight. */
+async function decisionPathAlone(port: number, redis: Redis): Promise<Map<string, number[][]>> {
+  const store = await connectRedisStore({ main: redisSettings({ url: `127.0.0.1:${port}`, poolSize: 4 }) });
+  const figures = new Map<string, number[][]>();
+  try {
+    for (let round = 1; round <= settings.rounds; round++)
+      for (const [name, limit] of VARIANTS) {
+        const limiter = inProcessLimiter({ store, config: configOf(limit), prefix: `alone${round}:` });
+        const drive = async (ms: number): Promise<number> => {
+          let decisions = 0;
+          const until = performance.now() + ms;
+          await Promise.all(
+            Array.from({ length: 100 }, async (_, caller) => {
+              while (performance.now() < until) {
+                await limiter.ask([[['user', `u${caller}`]]]);
+                decisions++;
+              }
+            }),
+          );
+          return decisions;
+        };
+        await drive(settings.warmupSeconds * 1000);
+        const before = await redisFigures(redis);
+        const cpu = process.cpuUsage();
+        const decisions = await drive(settings.seconds * 1000);
+        const used = process.cpuUsage(cpu);
+        const after = await redisFigures(redis);
+        const row = [(used.user + used.system) / decisions, (after.sent - before.sent) / decisions];
+        figures.set(name, [...(figures.get(name) ?? []), row]);
+      }
+  } finally {
+    await store.close();
+  }
+  return figures;
+}
+
+function reportAlone(figures: Map<string, number[][]>): void {
+  out('\ndecision path alone (this process, lean Redis connection, 100 decisions in flight, no transport):');
+  out('| limit | CPU µs/decision | × fixed_window | Redis commands/decision sent |');
+  out('|---|---|---|---|');
+  const cpuOf = (name: string) => median((figures.get(name) ?? []).map((row) => row[0]!));
+  for (const [name, rows] of figures) {
+    const cpu = cpuOf(name);
+    out(
+      `| ${name} | ${cpu.toFixed(1)} | ${(cpu / cpuOf('fixed_window')).toFixed(2)}× | ${median(rows.map((row) => row[1]!)).toFixed(2)} |`,
+    );
+  }
 }
 
 function report(cells: Map<string, Cell[]>): void {
