@@ -178,6 +178,8 @@ async function run(
   const items = fixed.map((slot) => slot.item);
   const operations = atomic.map((slot) => slot.operation);
   if (!context.stopIncrementWhenOverLimit) {
+    if (items.length === 0) return { counts: NOTHING, replies: await take(operations), consumed: true };
+    if (operations.length === 0) return { counts: await increment(items), replies: NOTHING, consumed: true };
     const [counts, replies] = await Promise.all([increment(items), take(operations)]);
     return { counts, replies, consumed: true };
   }

@@ -96,37 +96,42 @@ export function slidingWindowOutcome(
   const sub = subWindowMs(window);
   const current = floorDiv(nowMs, sub);
   const oldest = current - SUB_WINDOWS;
-  const counted: Array<[number, number]> = [];
   let used = 0;
+  let newest = added > 0 ? current : Number.NEGATIVE_INFINITY;
   for (let i = 0; i < before.length; i += 2) {
     if (before[i]! < oldest || before[i + 1]! === 0) continue;
-    counted.push([before[i]!, before[i + 1]!]);
     used += before[i + 1]!;
+    if (before[i]! > newest) newest = before[i]!;
   }
-  counted.sort((a, b) => a[0] - b[0]);
-  /** ms until `need` more hits fit: the oldest sub-windows leave one by one (a full window when they never fit). */
-  const waitFor = (need: number): number => {
-    let left = used;
-    if (left + need <= window.limit) return 0;
+  /**
+   * ms until `need` more hits fit once `extra` hits of the current sub-window count too: the oldest
+   * sub-windows leave one by one (a full window when they never would).
+   */
+  const waitFor = (need: number, extra: number): number => {
+    if (used + extra + need <= window.limit) return 0;
+    const counted: Array<[number, number]> = extra > 0 ? [[current, extra]] : [];
+    for (let i = 0; i < before.length; i += 2)
+      if (before[i]! >= oldest && before[i + 1]! > 0) counted.push([before[i]!, before[i + 1]!]);
+    counted.sort((a, b) => a[0] - b[0]);
+    let left = used + extra;
     for (const [index, hits] of counted) {
       left -= hits;
       if (left + need <= window.limit) return (index + SUB_WINDOWS + 1) * sub - nowMs;
     }
-    return need <= window.limit ? 0 : window.windowMs;
+    return window.windowMs;
   };
-  let resetMs: number;
-  if (admitted) {
-    const newest = added > 0 ? Math.max(current, counted.at(-1)?.[0] ?? current) : counted.at(-1)?.[0];
-    resetMs = newest === undefined ? 0 : (newest + SUB_WINDOWS + 1) * sub - nowMs;
-  } else {
-    resetMs = waitFor(addend);
-  }
+  // Admitted: whole again when the newest sub-window holding hits leaves; refused: when this request fits.
+  const resetMs = admitted
+    ? newest === Number.NEGATIVE_INFINITY
+      ? 0
+      : (newest + SUB_WINDOWS + 1) * sub - nowMs
+    : waitFor(addend, 0);
   return {
     admitted,
     before: used,
     capacity: window.limit,
     remaining: admitted ? Math.max(0, window.limit - used - added) : 0,
     resetMs,
-    retryMs: waitFor(1),
+    retryMs: waitFor(1, admitted ? added : 0),
   };
 }

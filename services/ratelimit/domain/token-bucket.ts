@@ -100,20 +100,20 @@ export function tokenBucketOutcome(
   added: number,
 ): LimitOutcome {
   const start = startFrom(before, nowMs);
-  const inUse = tokensInUse(bucket, start, nowMs);
-  const wait = (need: number): number => {
+  const after = admitted && added > 0 ? later(bucket, start, added * bucket.periodMs) : start;
+  /** ms until `need` tokens are there, from `tat` (a full period when more than the burst). */
+  const wait = (tat: BucketState, need: number): number => {
     if (need > bucket.burst) return bucket.periodMs;
-    const tat = later(bucket, start, need * bucket.periodMs);
-    return withinCapacity(bucket, tat, nowMs) ? 0 : waitMs(bucket, tat, nowMs);
+    const next = later(bucket, tat, need * bucket.periodMs);
+    return withinCapacity(bucket, next, nowMs) ? 0 : waitMs(bucket, next, nowMs);
   };
-  let remaining = 0;
-  let resetMs: number;
-  if (admitted) {
-    const after = later(bucket, start, added * bucket.periodMs);
-    remaining = bucket.burst - tokensInUse(bucket, after, nowMs);
-    resetMs = bucketTtlMs(after, nowMs);
-  } else {
-    resetMs = wait(addend);
-  }
-  return { admitted, before: inUse, capacity: bucket.burst, remaining, resetMs, retryMs: wait(1) };
+  return {
+    admitted,
+    before: tokensInUse(bucket, start, nowMs),
+    capacity: bucket.burst,
+    remaining: admitted ? bucket.burst - tokensInUse(bucket, after, nowMs) : 0,
+    // Admitted: until the bucket is full again; refused: until this request's tokens are there.
+    resetMs: admitted ? bucketTtlMs(after, nowMs) : wait(start, addend),
+    retryMs: wait(after, 1),
+  };
 }

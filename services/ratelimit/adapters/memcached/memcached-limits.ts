@@ -1,8 +1,11 @@
 // Sliding windows and token buckets on memcached, exact through cas: read the value with its cas
 // unique (gets), apply the operation with the domain's arithmetic (./limit-values.ts), write it
-// back only if no one changed it since (cas; add for a new key), and start again when someone did.
-// Operations on one key wait for each other inside the instance, so only other instances make a
-// retry. A failure fails open, as the rest of the memcached store does: logged, the request admitted.
+// back only if no one changed it since (cas; add for a new key), and start again when someone did,
+// after a short random pause that grows with the tries. Operations on one key wait for each other
+// inside the instance, so only other instances make a retry. An operation that lost every try is
+// refused (never admitted unchecked); memcached failing fails open, as the rest of the memcached
+// store does: logged, the request admitted.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { LimitOperation, LimitReply } from '../../ports.ts';
 import { applyToValue } from './limit-values.ts';
@@ -40,9 +43,11 @@ export function createMemcachedLimits(options: {
   };
 
   const takeOne = async (operation: LimitOperation): Promise<LimitReply> => {
+    let last: LimitReply | undefined;
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const found = await options.client.gets(operation.key);
       const applied = applyToValue(operation, found?.value);
+      last = applied.reply;
       if (applied.value === undefined) return applied.reply;
       // Rounded up and a second more: memcached's clock ticks in whole seconds, and a bucket or
       // window dropped early would admit too much (one kept late is harmless).
@@ -52,8 +57,13 @@ export function createMemcachedLimits(options: {
           ? await client.add(operation.key, applied.value, expiration)
           : await client.cas(operation.key, applied.value, expiration, found.casUnique);
       if (stored) return applied.reply;
+      await sleep(Math.random() * (attempt + 1));
     }
-    throw new Error(`memcache: ${operation.key} changed under ${MAX_CAS_ATTEMPTS} attempts in a row`);
+    logger.warn(
+      { key: operation.key, attempts: MAX_CAS_ATTEMPTS },
+      'memcache: the key changed under every attempt; refusing the request',
+    );
+    return { admitted: false, before: last?.before ?? [] };
   };
 
   return {

@@ -4,7 +4,13 @@ import { connect, type Socket } from 'node:net';
 import type { CounterIncrement, LimitOperation, LimitReply } from '../../ports.ts';
 import type { ConnectionEvents, CounterConnection } from './counter-connection.ts';
 import { retryDelayMs } from './counter-connection.ts';
-import { limitReply, scriptArguments, scriptOf } from './limit-scripts.ts';
+import {
+  limitReply,
+  SLIDING_WINDOW_SCRIPT,
+  scriptArguments,
+  scriptOf,
+  TOKEN_BUCKET_SCRIPT,
+} from './limit-scripts.ts';
 import { createReplyQueue, type ScriptResult } from './reply-queue.ts';
 import { createRespReader } from './resp-reader.ts';
 
@@ -41,16 +47,20 @@ function scriptCommands(operations: readonly LimitOperation[], withText: boolean
   let text = '';
   for (const operation of operations) {
     const script = scriptOf(operation);
-    text += command(
-      withText ? 'EVAL' : 'EVALSHA',
-      withText ? script.lua : script.sha,
-      '1',
-      operation.key,
-      ...scriptArguments(operation),
-    );
+    // Ten parts: the command, the script, one key, the key, six arguments (ASCII digits).
+    text += withText ? `*10\r\n$4\r\nEVAL\r\n${bulk(script.lua)}$1\r\n1\r\n` : EVALSHA_HEAD[script.name]!;
+    text += bulk(operation.key);
+    for (const argument of scriptArguments(operation)) text += `$${argument.length}\r\n${argument}\r\n`;
   }
   return text;
 }
+
+const EVALSHA_HEAD: Readonly<Record<string, string>> = Object.fromEntries(
+  [SLIDING_WINDOW_SCRIPT, TOKEN_BUCKET_SCRIPT].map((script) => [
+    script.name,
+    `*10\r\n$7\r\nEVALSHA\r\n$40\r\n${script.sha}\r\n$1\r\n1\r\n`,
+  ]),
+);
 
 /** Who waits for the connection to be ready: released by the ready check, failed by an error or their timeout. */
 function createReadyWaiters() {

@@ -129,6 +129,9 @@ describe('sliding_window on a simulated clock', () => {
     // Remaining 4; whole again when the current sub-window (0:48) leaves, at 1:54.
     expect(admitted).toMatchObject({ admitted: true, before: 4, remaining: 4, resetMs: 114_000 - 50_000 });
     expect(admitted.retryMs).toBe(0);
+    // The request that fills the window: one more hit fits once the 0:06 sub-window leaves (1:12).
+    const filling = slidingWindowOutcome(window, [sub(10_000), 4, sub(40_000), 3], T0 + 50_000, 3, true, 3);
+    expect([filling.remaining, filling.retryMs]).toEqual([0, 72_000 - 50_000]);
     expect(slidingWindowOutcome({ limit: 0, windowMs: MINUTE }, [], T0, 1, false, 0).retryMs).toBe(MINUTE);
   });
 

@@ -129,5 +129,10 @@ describe('token_bucket on a simulated clock', () => {
     expect(admitted.resetMs).toBe(Math.ceil((4 * 60_000) / 7) - 10_000);
     expect(tokenBucketOutcome(bucket, undefined, T0, 4, false, 0).resetMs).toBe(60_000);
     expect(tokenBucketOutcome(bucket, undefined, T0, 1, true, 1)).toMatchObject({ before: 0, remaining: 2 });
+    // The request that empties the bucket: the next token in 60000/7 ms.
+    expect(tokenBucketOutcome(bucket, undefined, T0, 3, true, 3)).toMatchObject({
+      remaining: 0,
+      retryMs: Math.ceil(60_000 / 7),
+    });
   });
 });
