@@ -12,7 +12,6 @@ import {
   type DescriptorStatus,
   NO_LIMIT_STATUS,
   planChecks,
-  statusFromCount,
   statusFromLocalCache,
   UNLIMITED_STATUS,
   validateRequest,
@@ -20,6 +19,7 @@ import {
 import { dynamicMetadata } from './domain/dynamic-metadata.ts';
 import type { OverLimitCache } from './domain/local-cache.ts';
 import { type Counter, SERVICE_STATS, type StatsStore } from './domain/stats.ts';
+import { countedStatus, countWithLimitSets, type LimitSetContext } from './limit-set-counting.ts';
 import type { CounterIncrement, CounterStore } from './ports.ts';
 
 export interface RateLimitService {
@@ -51,6 +51,12 @@ export function createRateLimitService(deps: RateLimitServiceDeps): RateLimitSer
   const serviceErrors: Counter = stats.counter(SERVICE_STATS.serviceError);
   const redisErrors: Counter = stats.counter(SERVICE_STATS.redisError);
   const globalShadowMode: Counter = stats.counter(SERVICE_STATS.globalShadowMode);
+  const limitSetContext: LimitSetContext = {
+    store,
+    localCache,
+    nearLimitRatio: options.nearLimitRatio,
+    stopIncrementWhenOverLimit: deps.stopIncrementWhenOverLimit ?? false,
+  };
 
   return {
     async shouldRateLimit(request) {
@@ -68,10 +74,12 @@ export function createRateLimitService(deps: RateLimitServiceDeps): RateLimitSer
       const statuses: DescriptorStatus[] = new Array(checks.length);
       let toCount: LimitCheck[] | undefined;
       let cachedOverLimit = false;
+      let limitSets = false;
       for (let i = 0; i < checks.length; i++) {
         const check = checks[i]!;
         if (check.kind === 'none') statuses[i] = NO_LIMIT_STATUS;
         else if (check.kind === 'unlimited') statuses[i] = UNLIMITED_STATUS;
+        else if (check.kind === 'limits') limitSets = true;
         else if (localCache?.has(check.key.key, nowMs)) {
           statuses[i] = statusFromLocalCache(check, nowSeconds);
           cachedOverLimit = true;
@@ -81,7 +89,14 @@ export function createRateLimitService(deps: RateLimitServiceDeps): RateLimitSer
         }
       }
 
-      if (toCount !== undefined) {
+      if (limitSets) {
+        try {
+          await countWithLimitSets(limitSetContext, checks, statuses, cachedOverLimit, nowMs);
+        } catch (error) {
+          redisErrors.value++;
+          throw error;
+        }
+      } else if (toCount !== undefined) {
         const increments: CounterIncrement[] = toCount.map((check) => ({
           key: check.key.key,
           addend: check.addend,
@@ -101,11 +116,7 @@ export function createRateLimitService(deps: RateLimitServiceDeps): RateLimitSer
         for (let i = 0; i < checks.length; i++) {
           if (statuses[i] !== undefined) continue;
           const check = checks[i] as LimitCheck;
-          const status = statusFromCount(check, counts[next++]!, options.nearLimitRatio, nowSeconds);
-          // Shadowed statuses are OK but still over: their key is cached as envoyproxy/ratelimit does.
-          if (localCache !== undefined && counts[next - 1]! > check.rule.requestsPerUnit)
-            localCache.add(check.key.key, check.key.windowSeconds, nowMs);
-          statuses[i] = status;
+          statuses[i] = countedStatus(check, counts[next++]!, options.nearLimitRatio, nowMs, localCache);
         }
       }
       const decision = assembleDecision(checks, statuses, options, globalShadowMode);

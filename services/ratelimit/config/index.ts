@@ -9,9 +9,12 @@ import { configVersion } from './version.ts';
 export { ConfigError } from './config-error.ts';
 export { configFromData } from './from-data.ts';
 export type {
+  Algorithm,
   ConfigData,
   ConfigFile,
+  DescriptorNode,
   LimitLookup,
+  LimitSpec,
   LoadOptions,
   MetadataValue,
   RateLimitConfig,
@@ -20,7 +23,7 @@ export type {
   RequestEntry,
   Unit,
 } from './types.ts';
-export { UNITS } from './types.ts';
+export { ALGORITHMS, UNITS } from './types.ts';
 export { configVersion } from './version.ts';
 
 /**

@@ -89,6 +89,13 @@ function decodeDescriptors(decoder: TypedDecoder, node: YamlNode): YamlDescripto
         key: get('key', (field) => decoder.string(field), ''),
         value: get('value', (field) => decoder.string(field), ''),
         rateLimit: get('rate_limit', (field) => decodeRateLimit(decoder, field), undefined),
+        rateLimits: get(
+          'rate_limits',
+          (field) =>
+            decoder.slice(field, '[]config.YamlRateLimit', (entry) => decodeRateLimit(decoder, entry)),
+          undefined,
+        ),
+        misplaced: RATE_LIMIT_ONLY_KEYS.filter((name) => fields.has(name)),
         descriptors: get('descriptors', (field) => decodeDescriptors(decoder, field), []),
         shadowMode: get('shadow_mode', (field) => decoder.bool(field), false),
         quotaMode: get('quota_mode', (field) => decoder.bool(field), false),
@@ -108,6 +115,9 @@ function decodeRateLimit(decoder: TypedDecoder, node: YamlNode): YamlRateLimit |
     const unlimited = fields.get('unlimited');
     const name = fields.get('name');
     const replaces = fields.get('replaces');
+    const unitMultiplier = fields.get('unit_multiplier');
+    const algorithm = fields.get('algorithm');
+    const burst = fields.get('burst');
     return {
       requestsPerUnit: requestsPerUnit === undefined ? 0 : decoder.uint32(requestsPerUnit),
       unit: unit === undefined ? '' : decoder.string(unit),
@@ -125,6 +135,18 @@ function decodeRateLimit(decoder: TypedDecoder, node: YamlNode): YamlRateLimit |
                   return entryName === undefined ? '' : decoder.string(entryName);
                 }) ?? '',
             ),
+      unitMultiplier: optionalUint32(decoder, unitMultiplier),
+      algorithm: algorithm === undefined ? '' : decoder.string(algorithm),
+      burst: optionalUint32(decoder, burst),
     };
   });
 }
+
+/** A number, or undefined when the key is left out or given no value (`burst:`): the default applies. */
+function optionalUint32(decoder: TypedDecoder, node: YamlNode | undefined): number | undefined {
+  if (node === undefined || (node.kind === 'scalar' && node.tag === 'null')) return undefined;
+  return decoder.uint32(node);
+}
+
+/** Keys of a rate limit that a descriptor does not read: written there, they are refused, not ignored. */
+const RATE_LIMIT_ONLY_KEYS = ['unit_multiplier', 'algorithm', 'burst'] as const;

@@ -6,7 +6,7 @@ import type { RateLimitRule, RequestDescriptor, RequestEntry } from './types.ts'
 export function ruleFromMatch(domain: string, entries: readonly RequestEntry[], match: Match): RateLimitRule {
   const { limit, levels } = match;
   const shared = levels.some((level) => level.sharedValue !== '');
-  return {
+  const rule: RateLimitRule = {
     fullKey: limit.fullKey,
     statsKey: statsKeyOf(domain, match),
     requestsPerUnit: limit.requestsPerUnit,
@@ -25,6 +25,8 @@ export function ruleFromMatch(domain: string, entries: readonly RequestEntry[], 
       : entries,
     ...(limit.metadata === undefined ? {} : { metadata: limit.metadata }),
   };
+  // Only descriptors with limits beyond the reference's carry them (the reference's rules keep their shape).
+  return limit.limits === undefined ? rule : { ...rule, limits: limit.limits };
 }
 
 /**

@@ -13,6 +13,30 @@ export const UNITS: readonly Unit[] = Object.freeze([
   'YEAR',
 ]);
 
+/** How a limit counts (`algorithm`): fixed_window is envoyproxy/ratelimit's, and the default. */
+export const ALGORITHMS = Object.freeze(['fixed_window', 'sliding_window', 'token_bucket'] as const);
+export type Algorithm = (typeof ALGORITHMS)[number];
+
+/**
+ * One limit of a descriptor that uses `unit_multiplier`, `algorithm`, `burst` or `rate_limits`
+ * (a descriptor without them keeps the reference's single fixed-window limit and its cache key).
+ */
+export interface LimitSpec {
+  readonly requestsPerUnit: number;
+  readonly unit: Unit;
+  readonly unitMultiplier: number;
+  readonly algorithm: Algorithm;
+  /** token_bucket: the bucket's capacity (the most admitted at once); 0 for the other algorithms. */
+  readonly burst: number;
+  /** `name`, '' when none: another descriptor's `replaces` may drop this limit alone. */
+  readonly name: string;
+  readonly replaces: readonly string[];
+  /** unit × unit_multiplier, in seconds: the window (token_bucket: the refill period). */
+  readonly windowSeconds: number;
+  /** Ends this limit's cache key, telling it from the descriptor's other limits: `f300`, `s60`, `t1`. */
+  readonly keyTag: string;
+}
+
 /** One configuration file; `name` is already in the reference's form (e.g. `config.basic.yaml`). */
 export interface ConfigFile {
   readonly name: string;
@@ -57,6 +81,12 @@ export interface RateLimitRule {
   readonly cacheKeyEntries: readonly RequestEntry[];
   /** The matched descriptor's YAML `metadata`, when it has one (for response dynamic metadata). */
   readonly metadata?: { readonly [key: string]: MetadataValue };
+  /**
+   * The descriptor's limits when it uses unit_multiplier, algorithm, burst or rate_limits (then
+   * `requestsPerUnit`, `unit` and `name` are the first one's, `replaces` all of theirs); undefined
+   * for the reference's single fixed-window limit.
+   */
+  readonly limits?: readonly LimitSpec[];
 }
 
 export type LimitLookup =
@@ -79,10 +109,15 @@ export interface ConfiguredLimit {
   readonly replaces: readonly string[];
   readonly detailedMetric: boolean;
   readonly metadata: { readonly [key: string]: MetadataValue } | undefined;
+  /** As RateLimitRule.limits: set only when the descriptor uses the keys beyond the reference's. */
+  readonly limits?: readonly LimitSpec[];
 }
 
 /** One level of the configuration tree: children by `key` or `key_value`, wildcard children in config order. */
 export interface DescriptorNode {
+  /** The descriptor's `key` and `value` ('' for a domain's root, and for a node without value). */
+  readonly key: string;
+  readonly value: string;
   readonly children: Map<string, DescriptorNode>;
   readonly wildcards: WildcardPattern[];
   readonly limit: ConfiguredLimit | undefined;

@@ -18,6 +18,12 @@ const VALID_KEYS = new Set([
   'value_to_metric',
   'share_threshold',
   'metadata',
+  // Beyond the reference (docs/ratelimit-algorithms.md): windows of several units, the algorithm,
+  // a token bucket's capacity, several limits on one descriptor.
+  'unit_multiplier',
+  'algorithm',
+  'burst',
+  'rate_limits',
 ]);
 
 /**

@@ -10,6 +10,8 @@ import type {
   Unit,
 } from '../config/index.ts';
 import { type CacheKey, cacheKey } from './cache-key.ts';
+import { type LimitPart, limitParts } from './limit-set.ts';
+import { nearLimitThreshold } from './near-limit.ts';
 import type { RuleStats, StatsStore } from './stats.ts';
 import { secondsUntilReset } from './window.ts';
 
@@ -64,6 +66,15 @@ export type Check =
       readonly rule: RateLimitRule;
       readonly stats: RuleStats;
       readonly key: CacheKey;
+      readonly addend: number;
+    }
+  /** A descriptor with several limits, or one beyond the reference's (RateLimitRule.limits). */
+  | {
+      readonly kind: 'limits';
+      readonly rule: RateLimitRule;
+      readonly stats: RuleStats;
+      /** Its limits that no matched `replaces` dropped, each with its cache key. */
+      readonly parts: readonly LimitPart[];
       readonly addend: number;
     };
 
@@ -130,7 +141,22 @@ export function planChecks(
   const checks: Check[] = new Array(descriptors.length);
   for (let i = 0; i < descriptors.length; i++) {
     const rule = rules[i];
-    if (rule === undefined || (replaced !== undefined && rule.name !== '' && replaced.has(rule.name))) {
+    if (rule?.limits !== undefined) {
+      const addend = descriptors[i]!.hitsAddend ?? requestAddend;
+      checks[i] = limitSetCheck(
+        rule,
+        rule.limits,
+        replaced,
+        addend,
+        stats,
+        options.cacheKeyPrefix,
+        domain,
+        nowSeconds,
+      );
+    } else if (
+      rule === undefined ||
+      (replaced !== undefined && rule.name !== '' && replaced.has(rule.name))
+    ) {
       checks[i] = NONE;
     } else if (rule.unlimited) {
       checks[i] = UNLIMITED;
@@ -150,6 +176,25 @@ export function planChecks(
   return checks;
 }
 
+/** The check of a descriptor with limits beyond the reference's: those no `replaces` names, with their keys. */
+function limitSetCheck(
+  rule: RateLimitRule,
+  specs: NonNullable<RateLimitRule['limits']>,
+  replaced: Set<string> | undefined,
+  addend: number,
+  stats: StatsStore,
+  cacheKeyPrefix: string,
+  domain: string,
+  nowSeconds: number,
+): Check {
+  const kept = replaced === undefined ? specs : specs.filter((s) => s.name === '' || !replaced.has(s.name));
+  if (kept.length === 0) return NONE;
+  const ruleStats = stats.rule(rule.statsKey);
+  ruleStats.totalHits.value += addend;
+  const parts = limitParts(cacheKeyPrefix, domain, rule, kept, nowSeconds);
+  return { kind: 'limits', rule, stats: ruleStats, parts, addend };
+}
+
 const NONE: Check = Object.freeze({ kind: 'none' });
 const UNLIMITED: Check = Object.freeze({ kind: 'unlimited' });
 
@@ -159,10 +204,7 @@ const currentLimit = (rule: RateLimitRule): CurrentLimit => ({
   name: rule.name,
 });
 
-/** Hits from which a limit counts as near: floor(limit × ratio) in float32, as Go computes it. */
-export function nearLimitThreshold(limit: number, ratio: number): number {
-  return Math.floor(Math.fround(Math.fround(limit) * Math.fround(ratio)));
-}
+export { nearLimitThreshold };
 
 /**
  * The status a counter gives once `addend` hits were added and it reads `after`; adds to the
@@ -265,7 +307,9 @@ export function assembleDecision(
       chosenRemaining = status.limitRemaining;
     }
     if (check.kind === 'unlimited') continue;
-    const quota = options.globalQuotaMode || (check.kind === 'limit' && check.rule.quotaMode);
+    const quota =
+      options.globalQuotaMode ||
+      ((check.kind === 'limit' || check.kind === 'limits') && check.rule.quotaMode);
     if (quota) {
       quotaDescriptors++;
       if (status.code === 'OVER_LIMIT') quotaOver++;

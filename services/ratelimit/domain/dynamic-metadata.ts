@@ -44,7 +44,7 @@ export function dynamicMetadata(
   let metadata: Record<string, MetadataValue> | undefined;
   for (let i = 0; i < checks.length; i++) {
     const check = checks[i]!;
-    if (check.kind !== 'limit' || check.rule.metadata === undefined) continue;
+    if ((check.kind !== 'limit' && check.kind !== 'limits') || check.rule.metadata === undefined) continue;
     if (statuses[i]?.code === 'OVER_LIMIT') continue;
     metadata ??= {};
     merge(metadata, check.rule.metadata);

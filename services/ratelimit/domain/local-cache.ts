@@ -17,6 +17,8 @@ export interface LocalCacheStats {
 export interface OverLimitCache {
   /** Whether `key` was marked over limit and its window has not ended at `nowMs`. */
   has(key: string, nowMs: number): boolean;
+  /** As `has`, answering until when (Unix ms) the key stays over, or 0 when it is not. */
+  overUntil(key: string, nowMs: number): number;
   /** Marks `key` over limit until `nowMs + ttlSeconds`; the oldest entries make room. */
   add(key: string, ttlSeconds: number, nowMs: number): void;
   stats(): LocalCacheStats;
@@ -37,22 +39,25 @@ export function createOverLimitCache(sizeInBytes: number): OverLimitCache {
     if (expiries.delete(key)) usedBytes -= cost(key);
   };
 
+  function overUntil(key: string, nowMs: number): number {
+    const expiry = expiries.get(key);
+    if (expiry === undefined) {
+      missCount++;
+      return 0;
+    }
+    if (expiry <= nowMs) {
+      remove(key);
+      expiredCount++;
+      missCount++;
+      return 0;
+    }
+    hitCount++;
+    return expiry;
+  }
+
   return {
-    has(key, nowMs) {
-      const expiry = expiries.get(key);
-      if (expiry === undefined) {
-        missCount++;
-        return false;
-      }
-      if (expiry <= nowMs) {
-        remove(key);
-        expiredCount++;
-        missCount++;
-        return false;
-      }
-      hitCount++;
-      return true;
-    },
+    has: (key, nowMs) => overUntil(key, nowMs) > 0,
+    overUntil,
     add(key, ttlSeconds, nowMs) {
       const needed = cost(key);
       if (needed > sizeInBytes) return;

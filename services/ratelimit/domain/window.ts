@@ -23,3 +23,25 @@ export function secondsUntilReset(unit: Unit, nowSeconds: number): number {
   const divider = UNIT_SECONDS[unit];
   return divider - (nowSeconds % divider);
 }
+
+/** Start (Unix seconds) of the window of `windowSeconds` (unit × unit_multiplier) that holds `nowSeconds`. */
+export function windowStartOf(windowSeconds: number, nowSeconds: number): number {
+  return Math.floor(nowSeconds / windowSeconds) * windowSeconds;
+}
+
+/** Whole seconds until that window ends: from 1 to its length, never 0. */
+export function secondsUntilWindowEnd(windowSeconds: number, nowSeconds: number): number {
+  return windowSeconds - (nowSeconds % windowSeconds);
+}
+
+/**
+ * `floor(a / b)` for non-negative safe integers, exact even where the quotient is too large for the
+ * double division to round correctly (the Redis scripts use the same correction).
+ */
+export function floorDiv(a: number, b: number): number {
+  let quotient = Math.floor(a / b);
+  const rest = a - quotient * b;
+  if (rest < 0) quotient--;
+  else if (rest >= b) quotient++;
+  return quotient;
+}

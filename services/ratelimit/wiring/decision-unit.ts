@@ -12,6 +12,7 @@ import { createCallTimer } from '../adapters/telemetry/call-stats.ts';
 import { createHealthState, type HealthComponent } from '../adapters/telemetry/health.ts';
 import type { ResponseTimes } from '../adapters/telemetry/response-times.ts';
 import { type ConfigInForce, createConfigInForce } from '../config-in-force.ts';
+import { type CountersPage, createCountersView } from '../counters-view.ts';
 import type { DecisionOptions } from '../domain/decision.ts';
 import { createOverLimitCache, type OverLimitCache } from '../domain/local-cache.ts';
 import { SERVICE_STATS, type StatsStore, statsLines } from '../domain/stats.ts';
@@ -24,6 +25,8 @@ import { startStatsSinks } from './stats-sinks.ts';
 export interface DecisionUnit {
   /** Where the caller puts each loaded configuration. */
   readonly config: ConfigInForce;
+  /** GET /counters on the debug port: the counters of a domain's limits, read from this unit's store. */
+  readonly counters: (query: URLSearchParams) => Promise<CountersPage>;
   /** Gauges for /stats and statsd (the local cache's). */
   gauges(): Iterable<[string, number]>;
   /** What the instance's /stats and /metrics sum: its stats lines (with `ratelimit.worker.<number>.*` about itself), Redis round trips, response times. */
@@ -111,6 +114,12 @@ export async function startDecisionUnit(options: {
 
   return {
     config,
+    counters: createCountersView({
+      config: config.current,
+      reader: counters.reader,
+      cacheKeyPrefix: settings.cacheKeyPrefix,
+      clock: systemClock,
+    }),
     gauges,
     setHealth: (service, status) => grpcHealth.setStatus(service, status),
     report(number) {

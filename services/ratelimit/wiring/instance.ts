@@ -50,6 +50,7 @@ export async function runInstance(settings: RatelimitSettings, logger: Logger, l
     logger,
     lifecycle,
     config: unit.config.current,
+    counters: unit.counters,
     stats: instance.collect,
     registry: { metrics: instance.metrics, contentType: registry.contentType },
   });

@@ -14,6 +14,7 @@ import type { CallTimer } from '../adapters/telemetry/call-stats.ts';
 import type { HealthState } from '../adapters/telemetry/health.ts';
 import type { Tracing } from '../adapters/telemetry/tracing.ts';
 import type { RateLimitConfig } from '../config/index.ts';
+import type { CountersPage } from '../counters-view.ts';
 import type { RateLimitService } from '../service.ts';
 import type { RatelimitSettings } from '../settings/index.ts';
 
@@ -92,12 +93,13 @@ export async function openDecisionListeners(options: {
   return { grpcPort: grpc.port, httpPort: http.port };
 }
 
-/** The debug listener (DEBUG_PORT) of the instance: /rlconfig, /stats, /metrics, profiles. */
+/** The debug listener (DEBUG_PORT) of the instance: /rlconfig, /stats, /metrics, /counters, profiles. */
 export async function startDebugListener(options: {
   settings: RatelimitSettings;
   logger: Logger;
   lifecycle: Lifecycle;
   config: () => RateLimitConfig | undefined;
+  counters: (query: URLSearchParams) => Promise<CountersPage>;
   stats: () => Promise<Iterable<[string, number]>>;
   registry: Pick<Registry, 'metrics' | 'contentType'>;
 }): Promise<void> {
@@ -108,6 +110,7 @@ export async function startDebugListener(options: {
     name: 'debug server',
     handler: createDebugHandler({
       config: options.config,
+      counters: options.counters,
       stats: options.stats,
       registry: options.registry,
       logger,

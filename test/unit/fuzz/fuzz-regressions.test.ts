@@ -96,10 +96,20 @@ describe('memcached reply reader against the protocol text', () => {
     expect(reader('VALUE k 0 2\r\né\r\nEND\r\n').next(true)).toEqual({
       kind: 'values',
       values: new Map([['k', 'é']]),
+      casUniques: new Map(),
     });
     expect(reader('VALUE k 0 2\r\n', 'é'.slice(0, 1), '\r\nEND\r\n').next(true)).toEqual({
       kind: 'values',
       values: new Map([['k', 'é']]),
+      casUniques: new Map(),
+    });
+  });
+
+  it("reads the CAS unique of a gets's VALUE line", () => {
+    expect(reader('VALUE k 0 1 42\r\n7\r\nEND\r\n').next(true)).toEqual({
+      kind: 'values',
+      values: new Map([['k', '7']]),
+      casUniques: new Map([['k', '42']]),
     });
   });
 

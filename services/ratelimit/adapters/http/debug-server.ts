@@ -5,14 +5,18 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Session } from 'node:inspector/promises';
 import { getHeapSnapshot } from 'node:v8';
 import type { Registry } from 'prom-client';
+import { toAppError } from '../../../../shared/errors.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { RateLimitConfig } from '../../config/index.ts';
+import type { CountersPage } from '../../counters-view.ts';
 
 export const DEBUG_ENDPOINTS: Readonly<Record<string, string>> = {
   '/debug/pprof/': 'root of various pprof endpoints. hit for help.',
   '/debug/pprof/profile':
     'CPU profiling endpoint (?seconds=N, default 30): a .cpuprofile for Chrome DevTools',
   '/debug/pprof/heap': 'heap endpoint: a V8 .heapsnapshot for Chrome DevTools',
+  '/counters':
+    'counters of a domain in use, as JSON (?domain=D, &key=k1=v1,... for one descriptor, &limit=N and &cursor=C to page)',
   '/metrics': 'Prometheus metrics',
   '/rlconfig': 'print out the currently loaded configuration for debugging',
   '/stats': 'print out stats',
@@ -26,6 +30,8 @@ export function createDebugHandler(deps: {
   stats: () => Promise<Iterable<[string, number]>>;
   /** /metrics: the instance's Prometheus text. */
   registry: Pick<Registry, 'metrics' | 'contentType'>;
+  /** /counters: the counters of a domain's limits, read from the store (../../counters-view.ts). */
+  counters?: (query: URLSearchParams) => Promise<CountersPage>;
   logger: Logger;
 }): (req: IncomingMessage, res: ServerResponse) => void {
   const { registry, logger } = deps;
@@ -79,6 +85,21 @@ export function createDebugHandler(deps: {
           },
         );
         return;
+      case '/counters': {
+        const json = (status: number, body: unknown): void => {
+          res.writeHead(status, { 'content-type': 'application/json' }).end(`${JSON.stringify(body)}\n`);
+        };
+        if (deps.counters === undefined) return json(404, { error: 'no counter store in this process' });
+        deps.counters(url.searchParams).then(
+          (page) => json(200, page),
+          (thrown: unknown) => {
+            const error = toAppError(thrown);
+            if (error.httpStatus >= 500) logger.error({ err: thrown }, 'reading counters failed');
+            json(error.httpStatus, { error: error.message });
+          },
+        );
+        return;
+      }
       case '/metrics':
         registry.metrics().then(
           (body) => res.writeHead(200, { 'content-type': registry.contentType }).end(body),

@@ -1,4 +1,4 @@
-// A small memcached text-protocol client: get (multi), incr and add, pipelined in order on a few
+// A small memcached text-protocol client: get (multi), gets and cas, incr and add, pipelined in order on a few
 // connections per node; nodes chosen as gomemcache does (CRC-32 IEEE of the key, modulo nodes),
 // so every instance given the same node list maps a key to the same node.
 import { createConnection, type Socket } from 'node:net';
@@ -103,6 +103,10 @@ export interface MemcacheClient {
   increment(key: string, delta: number): Promise<number | undefined>;
   /** Stores the value only if the key is absent; false when it exists (NOT_STORED). */
   add(key: string, value: string, expirationSeconds: number): Promise<boolean>;
+  /** The value with its cas unique, or undefined when the key is absent. */
+  gets(key: string): Promise<{ value: string; casUnique: string } | undefined>;
+  /** Stores the value only if the key is unchanged since `gets` gave `casUnique`; false when it changed or went. */
+  cas(key: string, value: string, expirationSeconds: number, casUnique: string): Promise<boolean>;
   setServers(servers: readonly string[]): void;
   close(): void;
 }
@@ -167,6 +171,22 @@ export function createMemcacheClient(options: {
       checkKey(key);
       const reply = await connectionFor(key).request(
         `add ${key} 0 ${expirationSeconds} ${Buffer.byteLength(value)}\r\n${value}\r\n`,
+        false,
+      );
+      return reply.kind === 'line' && reply.line === 'STORED';
+    },
+    async gets(key) {
+      checkKey(key);
+      const reply = await connectionFor(key).request(`gets ${key}\r\n`, true);
+      if (reply.kind !== 'values') return undefined;
+      const value = reply.values.get(key);
+      const casUnique = reply.casUniques.get(key);
+      return value === undefined || casUnique === undefined ? undefined : { value, casUnique };
+    },
+    async cas(key, value, expirationSeconds, casUnique) {
+      checkKey(key);
+      const reply = await connectionFor(key).request(
+        `cas ${key} 0 ${expirationSeconds} ${Buffer.byteLength(value)} ${casUnique}\r\n${value}\r\n`,
         false,
       );
       return reply.kind === 'line' && reply.line === 'STORED';

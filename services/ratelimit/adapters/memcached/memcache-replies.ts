@@ -1,9 +1,9 @@
 // The replies of memcached's text protocol, as this client reads them from the connection's bytes:
 // a get's VALUE lines and data blocks (counted in bytes, as the protocol counts them) up to END, or
-// one line for incr and add; ERROR, CLIENT_ERROR and SERVER_ERROR lines for either.
+// one line for incr, add and cas (a gets's VALUE lines carry the CAS unique); ERROR, CLIENT_ERROR and SERVER_ERROR lines for either.
 
 export type MemcacheReply =
-  | { kind: 'values'; values: Map<string, string> }
+  | { kind: 'values'; values: Map<string, string>; casUniques: Map<string, string> }
   | { kind: 'line'; line: string }
   | { kind: 'error'; line: string };
 
@@ -13,7 +13,7 @@ export class MemcacheProtocolError extends Error {
 }
 
 // A key holds no control character or whitespace (protocol.txt); an error's text may hold anything.
-const VALUE_LINE = /^VALUE ([^ ]+) \d+ (\d+)(?: \d+)?$/s;
+const VALUE_LINE = /^VALUE ([^ ]+) \d+ (\d+)(?: (\d+))?$/s;
 const plainKey = (key: string): boolean => {
   for (let i = 0; i < key.length; i++) if (key.charCodeAt(i) <= 32 || key.charCodeAt(i) === 127) return false;
   return true;
@@ -24,6 +24,7 @@ const EMPTY = Buffer.alloc(0);
 export class MemcacheReplyReader {
   private buffer: Buffer = EMPTY;
   private values = new Map<string, string>();
+  private casUniques = new Map<string, string>();
 
   push(chunk: Buffer): void {
     this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
@@ -33,6 +34,7 @@ export class MemcacheReplyReader {
   reset(): void {
     this.buffer = EMPTY;
     this.values = new Map();
+    this.casUniques = new Map();
   }
 
   /**
@@ -53,20 +55,23 @@ export class MemcacheReplyReader {
         if (this.buffer[blockEnd] !== 13 || this.buffer[blockEnd + 1] !== 10)
           throw new MemcacheProtocolError(`the data block of ${value[1]} is not ended by \\r\\n`);
         this.values.set(value[1]!, this.buffer.toString('utf8', end + 2, blockEnd));
+        if (value[3] !== undefined) this.casUniques.set(value[1]!, value[3]);
         this.buffer = this.buffer.subarray(blockEnd + 2);
         continue;
       }
       this.buffer = this.buffer.subarray(end + 2);
       if (ERROR_LINE.test(line)) {
         this.values = new Map();
+        this.casUniques = new Map();
         return { kind: 'error', line };
       }
       if (!multi) return { kind: 'line', line };
       if (line !== 'END')
         throw new MemcacheProtocolError(`unexpected ${JSON.stringify(line)} in a get's reply`);
-      const values = this.values;
+      const { values, casUniques } = this;
       this.values = new Map();
-      return { kind: 'values', values };
+      this.casUniques = new Map();
+      return { kind: 'values', values, casUniques };
     }
   }
 }

@@ -1,11 +1,13 @@
 // The memcached counter store (BACKEND_TYPE=memcache), as envoyproxy/ratelimit's memcached/cache_impl.go:
 // the decision uses the values read before counting (GetMulti) plus the addends; the increments
 // follow without being waited for (add for a key not found, incr otherwise). Failures
-// are logged and count as 0: memcached fails open.
+// are logged and count as 0: memcached fails open. Sliding windows and token buckets are exact,
+// through cas (./memcached-limits.ts).
 import { promises as dns } from 'node:dns';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { CounterIncrement, CounterStore } from '../../ports.ts';
 import { createMemcacheClient } from './memcache-client.ts';
+import { createMemcachedLimits } from './memcached-limits.ts';
 
 /** memcached reads an expiration above 30 days as a Unix time, not a number of seconds. */
 const RELATIVE_EXPIRATION_LIMIT = 2_592_000;
@@ -26,6 +28,8 @@ export interface MemcachedStoreOptions {
 }
 
 export interface MemcachedCounterStore extends CounterStore {
+  /** The values of the keys found (GET /counters). */
+  values(keys: readonly string[]): Promise<Map<string, string>>;
   /** Resolves when the increments sent so far have been answered (tests, shutdown). */
   settled(): Promise<void>;
 }
@@ -84,10 +88,11 @@ export async function createMemcachedCounterStore(
   let lastOk = true;
   const inFlight = new Set<Promise<void>>();
 
-  const expiration = (windowSeconds: number): number => {
-    const seconds = windowSeconds + Math.floor(random() * options.expirationJitterMaxSeconds);
-    return seconds > RELATIVE_EXPIRATION_LIMIT ? Math.floor(nowMs() / 1000) + seconds : seconds;
-  };
+  const absoluteBeyondLimit = (seconds: number): number =>
+    seconds > RELATIVE_EXPIRATION_LIMIT ? Math.floor(nowMs() / 1000) + seconds : seconds;
+  const expiration = (windowSeconds: number): number =>
+    absoluteBeyondLimit(windowSeconds + Math.floor(random() * options.expirationJitterMaxSeconds));
+  const limits = createMemcachedLimits({ client, expiration: absoluteBeyondLimit, logger });
 
   /**
    * The first command is written before the decision is answered, on the key's connection, so the
@@ -130,7 +135,9 @@ export async function createMemcachedCounterStore(
         return (Number.isFinite(before) ? before : 0) + item.addend;
       });
     },
-    healthy: () => lastOk,
+    take: (operations) => limits.take(operations),
+    values: (keys) => client.getMulti(keys),
+    healthy: () => lastOk && limits.healthy(),
     settled: async () => {
       while (inFlight.size > 0) await Promise.all(inFlight);
     },

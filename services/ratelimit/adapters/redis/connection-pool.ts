@@ -3,7 +3,7 @@
 // write; a watchdog resets a connection that stops answering (REDIS_TIMEOUT).
 import { AppError } from '../../../../shared/errors.ts';
 import type { Logger } from '../../../../shared/logger.ts';
-import type { CounterIncrement } from '../../ports.ts';
+import type { CounterIncrement, LimitOperation, LimitReply } from '../../ports.ts';
 import type { RedisConnectionSettings } from '../../settings/redis-connection.ts';
 import type { CounterConnection } from './counter-connection.ts';
 import { createImplicitPipeline } from './implicit-pipeline.ts';
@@ -18,6 +18,8 @@ export interface Pool {
   readonly connections: CounterConnection[];
   /** One pipeline of INCRBY + EXPIRE per item (several with implicit pipelining or a cluster). */
   send(items: readonly CounterIncrement[]): Promise<number[]>;
+  /** The scripts of sliding windows and token buckets, pipelined on one connection (a cluster client routes each by key). */
+  take(operations: readonly LimitOperation[]): Promise<LimitReply[]>;
   /** Stops the watchdog (the connections are closed by their owner). */
   stop(): void;
 }
@@ -80,6 +82,16 @@ export function createConnectionPool(options: {
     }
   };
 
+  const take = async (operations: readonly LimitOperation[]): Promise<LimitReply[]> => {
+    const target = pick();
+    options.onRoundTrip();
+    try {
+      return await target.take(operations);
+    } catch (error) {
+      throw redisError(`redis ${connection.name}: ${(error as Error).message}`, error);
+    }
+  };
+
   const watchdog = setInterval(
     () => {
       const now = performance.now();
@@ -102,5 +114,5 @@ export function createConnectionPool(options: {
     connection.pipelineWindowMs > 0 || connection.pipelineLimit > 0
       ? createImplicitPipeline(exec, connection.pipelineWindowMs, connection.pipelineLimit)
       : exec;
-  return { connection, connections, send, stop: () => clearInterval(watchdog) };
+  return { connection, connections, send, take, stop: () => clearInterval(watchdog) };
 }

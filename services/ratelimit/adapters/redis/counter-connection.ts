@@ -1,6 +1,6 @@
 // One connection of the Redis counter store, whichever client drives it: the lean RESP connection
 // (single node over TCP or a unix socket) or ioredis (sentinel, cluster, TLS).
-import type { CounterIncrement } from '../../ports.ts';
+import type { CounterIncrement, LimitOperation, LimitReply } from '../../ports.ts';
 
 export interface CounterConnection {
   /** Connected, and answered its ready check; a connection that is not ready refuses at once. */
@@ -11,6 +11,12 @@ export interface CounterConnection {
    * message is the failure as text (`INCRBY <key>: <redis error>`, or the connection's failure).
    */
   increment(items: readonly CounterIncrement[], expiry: (windowSeconds: number) => number): Promise<number[]>;
+  /**
+   * One script per operation (./limit-scripts.ts), by EVALSHA (EVAL when the server lost it),
+   * pipelined. Resolves with each reply, in order. Rejects like `increment`
+   * (`EVALSHA <key>: <redis error>`, or the connection's failure).
+   */
+  take(operations: readonly LimitOperation[]): Promise<LimitReply[]>;
   /** PING; resolves with the reply text. */
   ping(): Promise<string>;
   /** Resolves once ready; rejects on the next connection error or after `timeoutMs`. */

@@ -1,6 +1,14 @@
 // A counter-store connection driven by ioredis: sentinel, cluster and TLS connections.
 import type { Cluster, Redis } from 'ioredis';
+import type { LimitReply } from '../../ports.ts';
 import type { ConnectionEvents, CounterConnection } from './counter-connection.ts';
+import {
+  limitReply,
+  SLIDING_WINDOW_SCRIPT,
+  scriptArguments,
+  scriptOf,
+  TOKEN_BUCKET_SCRIPT,
+} from './limit-scripts.ts';
 
 export function createIoredisConnection(
   client: Redis | Cluster,
@@ -12,6 +20,11 @@ export function createIoredisConnection(
   client.on('error', (error: Error) => events.onError(error));
   client.on('ready', () => events.onReady());
   client.on('close', () => events.onClose());
+  // ioredis sends EVALSHA, and EVAL the first time on each connection or when the server lost it;
+  // a cluster client sends each to the node of its key.
+  for (const script of [SLIDING_WINDOW_SCRIPT, TOKEN_BUCKET_SCRIPT])
+    client.defineCommand(script.name, { numberOfKeys: 1, lua: script.lua });
+  const scripts = client as unknown as Record<string, (key: string, ...args: string[]) => Promise<unknown>>;
 
   return {
     get ready() {
@@ -43,6 +56,29 @@ export function createIoredisConnection(
         counts[i] = Number(value);
       }
       return counts;
+    },
+    async take(operations) {
+      const at = performance.now();
+      sentAt.push(at);
+      try {
+        return await Promise.all(
+          operations.map(async (operation): Promise<LimitReply> => {
+            try {
+              const reply = await scripts[scriptOf(operation).name]!(
+                operation.key,
+                ...scriptArguments(operation),
+              );
+              return limitReply(reply as number[]);
+            } catch (error) {
+              throw new Error(`EVALSHA ${operation.key}: ${(error as Error).message}`);
+            }
+          }),
+        );
+      } finally {
+        const index = sentAt.indexOf(at);
+        if (index === 0) sentAt.shift();
+        else if (index > 0) sentAt.splice(index, 1);
+      }
     },
     ping: () => client.ping(),
     whenReady(timeoutMs) {

@@ -1,6 +1,7 @@
 // The Redis counter store: per decision, INCRBY + EXPIRE of every key in one pipelined round trip
 // per store (the per-second store for SECOND limits when REDIS_PERSECOND is on; each store a pool,
-// ./connection-pool.ts), and the wait for Redis at start-up.
+// ./connection-pool.ts), a script per sliding window or token bucket (./limit-scripts.ts), and the
+// wait for Redis at start-up.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../../../../shared/errors.ts';
 import type { Logger } from '../../../../shared/logger.ts';
@@ -76,6 +77,18 @@ export function createRedisCounterStore(options: RedisStoreOptions): RedisCounte
       let m = 0;
       let s = 0;
       return items.map((i) => (i.perSecond ? secondCounts[s++]! : mainCounts[m++]!));
+    },
+    async take(operations) {
+      if (perSecond === undefined || !operations.some((o) => o.perSecond)) return main.take(operations);
+      const mainOperations = operations.filter((o) => !o.perSecond);
+      const secondOperations = operations.filter((o) => o.perSecond);
+      const [mainReplies, secondReplies] = await Promise.all([
+        mainOperations.length > 0 ? main.take(mainOperations) : [],
+        perSecond.take(secondOperations),
+      ]);
+      let m = 0;
+      let s = 0;
+      return operations.map((o) => (o.perSecond ? secondReplies[s++]! : mainReplies[m++]!));
     },
     healthy: () => pools.every((pool) => pool.connections.some((c) => c.ready)),
     roundTrips: () => roundTrips,

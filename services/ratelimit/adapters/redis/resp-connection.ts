@@ -1,10 +1,17 @@
 // The lean Redis connection of the single-node path: a turn's commands leave in one write, and the
 // replies are read as integers straight from the bytes (./reply-queue.ts); ioredis does the rest.
 import { connect, type Socket } from 'node:net';
-import type { CounterIncrement } from '../../ports.ts';
+import type { CounterIncrement, LimitOperation, LimitReply } from '../../ports.ts';
 import type { ConnectionEvents, CounterConnection } from './counter-connection.ts';
 import { retryDelayMs } from './counter-connection.ts';
-import { createReplyQueue } from './reply-queue.ts';
+import {
+  limitReply,
+  SLIDING_WINDOW_SCRIPT,
+  scriptArguments,
+  scriptOf,
+  TOKEN_BUCKET_SCRIPT,
+} from './limit-scripts.ts';
+import { createReplyQueue, type ScriptResult } from './reply-queue.ts';
 import { createRespReader } from './resp-reader.ts';
 
 export interface RespConnectionOptions extends ConnectionEvents {
@@ -34,6 +41,26 @@ function incrementCommands(
   }
   return text;
 }
+
+/** EVALSHA (or EVAL with the script's text) of every operation, as RESP commands. */
+function scriptCommands(operations: readonly LimitOperation[], withText: boolean): string {
+  let text = '';
+  for (const operation of operations) {
+    const script = scriptOf(operation);
+    // Ten parts: the command, the script, one key, the key, six arguments (ASCII digits).
+    text += withText ? `*10\r\n$4\r\nEVAL\r\n${bulk(script.lua)}$1\r\n1\r\n` : EVALSHA_HEAD[script.name]!;
+    text += bulk(operation.key);
+    for (const argument of scriptArguments(operation)) text += `$${argument.length}\r\n${argument}\r\n`;
+  }
+  return text;
+}
+
+const EVALSHA_HEAD: Readonly<Record<string, string>> = Object.fromEntries(
+  [SLIDING_WINDOW_SCRIPT, TOKEN_BUCKET_SCRIPT].map((script) => [
+    script.name,
+    `*10\r\n$7\r\nEVALSHA\r\n$40\r\n${script.sha}\r\n$1\r\n1\r\n`,
+  ]),
+);
 
 /** Who waits for the connection to be ready: released by the ready check, failed by an error or their timeout. */
 function createReadyWaiters() {
@@ -67,6 +94,9 @@ function createReadyWaiters() {
     },
   };
 }
+
+const isNoScript = (result: ScriptResult): boolean =>
+  typeof result === 'string' && result.startsWith('NOSCRIPT');
 
 export function createRespConnection(options: RespConnectionOptions): CounterConnection {
   let socket: Socket | undefined;
@@ -173,6 +203,26 @@ export function createRespConnection(options: RespConnectionOptions): CounterCon
       if (!ready) return Promise.reject(new Error(`not connected: ${lastFailure}`));
       write(incrementCommands(items, expiry));
       return pending.increments(items);
+    },
+    async take(operations) {
+      if (!ready) throw new Error(`not connected: ${lastFailure}`);
+      write(scriptCommands(operations, false));
+      const results = await pending.scripts(operations.length);
+      // A server that lost the scripts (restarted, SCRIPT FLUSH) gets their text once.
+      const lost = operations.filter((_, i) => isNoScript(results[i]!));
+      if (lost.length > 0) {
+        if (!ready) throw new Error(`not connected: ${lastFailure}`);
+        write(scriptCommands(lost, true));
+        const again = await pending.scripts(lost.length);
+        let next = 0;
+        results.forEach((result, i) => {
+          if (isNoScript(result)) results[i] = again[next++]!;
+        });
+      }
+      return results.map((result, i): LimitReply => {
+        if (typeof result === 'string') throw new Error(`EVALSHA ${operations[i]!.key}: ${result}`);
+        return limitReply(result);
+      });
     },
     ping() {
       if (!ready) return Promise.reject(new Error(`not connected: ${lastFailure}`));

@@ -1,11 +1,13 @@
-// Reads the Redis replies the counter store asks for (RESP2 simple strings, errors and integers)
-// straight from the socket's bytes: integers are parsed without making strings, and a reply cut
-// between two chunks is kept until the rest arrives.
+// Reads the Redis replies the counter store asks for (RESP2 simple strings, errors, integers, and
+// the arrays of integers its scripts answer) straight from the socket's bytes: integers are parsed
+// without making strings, and a reply cut between two chunks is kept until the rest arrives.
 
 export interface RespReplies {
   integer(value: number): void;
   simple(text: string): void;
   error(text: string): void;
+  /** An array's header: its `length` elements follow as replies of their own (-1: a null array). Absent: arrays are refused. */
+  array?(length: number): void;
 }
 
 export interface RespReader {
@@ -22,11 +24,13 @@ const CR = 13;
 const PLUS = 43;
 const MINUS = 45;
 const COLON = 58;
+const STAR = 42;
 const ZERO = 48;
 const NINE = 57;
 
 export function createRespReader(replies: RespReplies): RespReader {
   let rest: Buffer | undefined;
+  const array = replies.array?.bind(replies);
 
   return {
     feed(chunk) {
@@ -36,7 +40,7 @@ export function createRespReader(replies: RespReplies): RespReader {
       let at = 0;
       while (at < end) {
         const type = buffer[at]!;
-        if (type === COLON) {
+        if (type === COLON || (type === STAR && array !== undefined)) {
           let i = at + 1;
           const negative = buffer[i] === MINUS;
           if (negative) i++;
@@ -52,7 +56,8 @@ export function createRespReader(replies: RespReplies): RespReader {
           if (i + 1 >= end) break;
           if (digits === 0) throw new RespProtocolError('empty integer reply');
           at = i + 2;
-          replies.integer(negative ? -value : value);
+          if (type === COLON) replies.integer(negative ? -value : value);
+          else array!(negative ? -value : value);
         } else if (type === PLUS || type === MINUS) {
           const cr = buffer.indexOf(CR, at + 1);
           if (cr < 0 || cr + 1 >= end) break;

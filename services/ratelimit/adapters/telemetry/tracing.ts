@@ -177,6 +177,18 @@ export async function startTracing(settings: TracingSettings, logger: Logger): P
             context.active(),
             () => store.increment(items),
           ),
+        ...(store.take === undefined
+          ? {}
+          : {
+              take: (operations: Parameters<NonNullable<CounterStore['take']>>[0]) =>
+                inSpan(
+                  `${backend} round trip`,
+                  SpanKind.CLIENT,
+                  { 'db.system': backend, limits: operations.length },
+                  context.active(),
+                  () => store.take!(operations),
+                ),
+            }),
         healthy: () => store.healthy(),
         close: () => store.close(),
       };
