@@ -1,0 +1,122 @@
+// HTTP/2 abuse, side by side (issue 39): nine patterns (rapid reset, CONTINUATION flood, HPACK
+// bomb, PING and SETTINGS floods, empty frames, streams held open, garbage, half-written prefaces;
+// ./h2-abuse/patterns.ts), each BENCH_CONNECTIONS connections × BENCH_SECONDS against the
+// experiment service and the rate limiter (both on the project's own HTTP/2 gRPC server) and
+// envoyproxy/ratelimit (Go), one server at a time, all three started fresh for the run. Per pattern
+// and server: the p99 of a legitimate Health/Check on a connection of its own every BENCH_PROBE_MS
+// (and how many failed), RSS before / peak / after and the CPU time of the server's whole process
+// tree, and what the server did to the abusive connections. Then a wait of BENCH_AFTER_SECONDS and
+// each server's RSS against its start; the goals of the issue beside the figures.
+// `npm run bench:h2-abuse` (servers of the bench profile: Kafka, Redis).
+import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BENCH_BUILD, build } from '../scripts/build.ts';
+import { kafkaSettings } from '../shared/bus/kafka-settings.ts';
+import { int, list, readSettings, str } from '../shared/settings.ts';
+import { type AttackThread, startAttackThread } from './h2-abuse/attack-thread.ts';
+import { coresOver, measureCell } from './h2-abuse/cell.ts';
+import { PATTERNS } from './h2-abuse/patterns.ts';
+import { treeRssMb } from './h2-abuse/probe.ts';
+import { type Cell, printGoals, printSettled, printTable, type Settled } from './h2-abuse/report.ts';
+import { type ServerUnderTest, startExperiment, startRateLimiters } from './h2-abuse/servers.ts';
+import { ensureTool } from './ratelimit/side-by-side.ts';
+
+const NAMES = PATTERNS.map((p) => p.name);
+const settings = readSettings(
+  {
+    ...kafkaSettings,
+    redisUrl: str('REDIS_URL', '127.0.0.1:26379'),
+    patterns: list('BENCH_PATTERNS', NAMES, {
+      allowed: `comma-separated, any of ${NAMES.join(', ')}`,
+      valid: (name) => NAMES.includes(name),
+    }),
+    seconds: int('BENCH_SECONDS', 5, { min: 1, max: 60 }),
+    connections: int('BENCH_CONNECTIONS', 4, { min: 1, max: 64 }),
+    probeMs: int('BENCH_PROBE_MS', 20, { min: 1, max: 1_000 }),
+    /** How long after a pattern its "after" RSS is read (its connections are closed by then). */
+    settleMs: int('BENCH_SETTLE_MS', 1_500, { min: 0, max: 60_000 }),
+    /** The longest wait, before a pattern, for the server's CPU to come back near its idle figure. */
+    quietCapMs: int('BENCH_QUIET_CAP_MS', 10_000, { min: 0, max: 120_000 }),
+    afterSeconds: int('BENCH_AFTER_SECONDS', 60, { min: 0, max: 600 }),
+    streamsCap: int('BENCH_STREAMS_CAP', 25_000, { min: 1, max: 1_000_000 }),
+    ratelimitWorkers: int('BENCH_RATELIMIT_WORKERS', availableParallelism(), { min: 1, max: 64 }),
+  },
+  process.env,
+);
+const note = (line: string): void => void process.stderr.write(`[bench:h2-abuse] ${line}\n`);
+
+async function main(): Promise<void> {
+  const run = randomBytes(3).toString('hex');
+  const reference = await ensureTool('service_cmd', 'github.com/envoyproxy/ratelimit/src/service_cmd@latest');
+  note('building the services (scripts/build.ts) into .build/bench');
+  build(BENCH_BUILD);
+  const began = performance.now();
+  const serverSettings = {
+    kafkaBrokers: settings.kafkaBrokers.join(','),
+    redisUrl: settings.redisUrl,
+    ratelimitWorkers: settings.ratelimitWorkers,
+    streamsCap: settings.streamsCap,
+    reference,
+    run,
+  };
+  const servers: ServerUnderTest[] = [];
+  const cells: Cell[] = [];
+  const settled: Settled[] = [];
+  let attacker: AttackThread | undefined;
+  try {
+    attacker = await startAttackThread();
+    servers.push(await startExperiment(serverSettings));
+    servers.push(...(await startRateLimiters(serverSettings)));
+    note(`servers up after ${((performance.now() - began) / 1_000).toFixed(0)} s`);
+    await sleep(1_000);
+    const rssStart = new Map<string, number>();
+    // Quiet: at most twice the idle CPU use (and 0.05 core above it).
+    const quietCores = new Map<string, number>();
+    for (const server of servers) {
+      const idle = await coresOver(server.pid, 2_000);
+      quietCores.set(server.name, Math.max(2 * idle, idle + 0.05));
+      rssStart.set(server.name, await treeRssMb(server.pid));
+      note(`${server.name}: idle ${idle.toFixed(3)} cores, RSS ${rssStart.get(server.name)!.toFixed(0)} MB`);
+    }
+    const lastEnd = new Map<string, number>();
+    let turn = 0;
+    for (const pattern of settings.patterns) {
+      // Each pattern starts with another server, so none always runs first.
+      const shift = turn++ % servers.length;
+      for (const server of [...servers.slice(shift), ...servers.slice(0, shift)]) {
+        const cell = await measureCell(attacker, server, pattern, quietCores.get(server.name)!, settings);
+        lastEnd.set(server.name, Date.now() - settings.settleMs);
+        cells.push(cell);
+        note(
+          `${pattern} on ${server.name}: quiet after ${(cell.quietMs / 1_000).toFixed(1)} s, legit ready after ${(cell.readyMs / 1_000).toFixed(1)} s, p99 ${cell.legit.p99Ms.toFixed(1)} ms, ${cell.legit.failures} failed; RSS ${cell.rssBefore.toFixed(0)} → ${cell.rssPeak.toFixed(0)} → ${cell.rssAfter.toFixed(0)} MB`,
+        );
+      }
+    }
+    note(`waiting ${settings.afterSeconds} s after each server's last pattern`);
+    for (const server of [...servers].sort((a, b) => lastEnd.get(a.name)! - lastEnd.get(b.name)!)) {
+      const wait = lastEnd.get(server.name)! + settings.afterSeconds * 1_000 - Date.now();
+      if (wait > 0) await sleep(wait);
+      settled.push({
+        server: server.name,
+        rssStart: rssStart.get(server.name)!,
+        rssEnd: await treeRssMb(server.pid),
+        afterSeconds: Math.round((Date.now() - lastEnd.get(server.name)!) / 1_000),
+      });
+    }
+  } finally {
+    await attacker?.close();
+    for (const server of servers)
+      await server.stop().catch((error) => note(`stopping ${server.name}: ${error}`));
+  }
+  printTable(
+    cells,
+    `HTTP/2 abuse (issue 39): ${settings.connections} connections × ${settings.seconds} s per pattern and server, one server at a time; ` +
+      `legit = grpc.health.v1.Health/Check every ${settings.probeMs} ms on its own connection; RSS and CPU over each server's whole process tree; ` +
+      `"after" ${settings.settleMs} ms after the pattern; rate limiter with ${settings.ratelimitWorkers} decision units; run took ${((performance.now() - began) / 1_000).toFixed(0)} s`,
+  );
+  printSettled(settled);
+  printGoals(cells, settled);
+}
+
+await main();

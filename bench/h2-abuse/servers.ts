@@ -1,0 +1,152 @@
+// The three servers the patterns run against, each started fresh for the run: the experiment
+// service (on the bench profile's Kafka, SQLite store) and the rate limiter, both on the project's
+// own HTTP/2 gRPC server and run from the build as `npm start` runs them, and envoyproxy/ratelimit
+// (Go, built into .bench-tools/), both rate limiters on the bench profile's Redis. Each comes with
+// the real unary call the patterns send: ReportObservationLog (its handler publishes to Kafka) or
+// ShouldRateLimit for the configured domain.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadSync } from '@grpc/proto-loader';
+import { BENCH_BUILD } from '../../scripts/build.ts';
+import { PROTO_LOADER_OPTIONS, PROTO_ROOT } from '../../shared/grpc.ts';
+import { startExperimentServer } from '../../test/helpers/experiment-server.ts';
+import { createRuntimeFolder } from '../../test/helpers/ratelimit-runtime.ts';
+import { startRatelimitServer } from '../../test/helpers/ratelimit-server.ts';
+import { BENCH_CONFIG } from '../ratelimit/bench-config.ts';
+import { startService } from '../ratelimit/side-by-side.ts';
+import { grpcMessage, requestBlock } from './frames.ts';
+import type { AttackTarget } from './patterns.ts';
+
+export const SERVER_NAMES = ['experiment', 'ratelimit', 'envoyproxy/ratelimit'] as const;
+export type ServerName = (typeof SERVER_NAMES)[number];
+
+export interface ServerUnderTest {
+  readonly name: ServerName;
+  readonly address: string;
+  /** The process whose tree is measured. */
+  readonly pid: number;
+  readonly target: AttackTarget;
+  stop(): Promise<void>;
+}
+
+export interface ServerSettings {
+  readonly kafkaBrokers: string;
+  readonly redisUrl: string;
+  readonly ratelimitWorkers: number;
+  readonly streamsCap: number;
+  /** The envoyproxy/ratelimit binary. */
+  readonly reference: string;
+  readonly run: string;
+}
+
+const RLS = 'envoy.service.ratelimit.v3.RateLimitService';
+const DBMANAGER = 'api.v1.beta1.DBManager';
+
+/** A request message serialized by proto-loader from the .proto files (not by the services' own writers). */
+function serialize(file: string, service: string, method: string, request: object): Buffer {
+  const definition = loadSync(join(PROTO_ROOT, file), { ...PROTO_LOADER_OPTIONS, includeDirs: [PROTO_ROOT] });
+  const methods = definition[service] as unknown as Record<
+    string,
+    { requestSerialize(value: object): Buffer }
+  >;
+  return methods[method]!.requestSerialize(request);
+}
+
+function targetOf(address: string, path: string, message: Buffer, streamsCap: number): AttackTarget {
+  const [host, port] = [
+    address.slice(0, address.lastIndexOf(':')),
+    Number(address.slice(address.lastIndexOf(':') + 1)),
+  ];
+  return { host, port, block: requestBlock(address, path), message: grpcMessage(message), streamsCap };
+}
+
+export async function startExperiment(settings: ServerSettings): Promise<ServerUnderTest> {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-h2-abuse-'));
+  const server = await startExperimentServer(
+    {
+      KAFKA_BROKERS: settings.kafkaBrokers,
+      // A new group: the helper starts it at the topics' ends, so no history is replayed.
+      PERSISTENCE_GROUP: `bench-h2-abuse-${settings.run}`,
+      OBSERVATION_STORE: 'sqlite',
+      SQLITE_FILE: join(dir, 'observations.db'),
+      EARLY_STOPPING_LOOKBACK_MS: '1',
+    },
+    { built: BENCH_BUILD, readyTimeoutMs: 120_000 },
+  );
+  const report = serialize('api/v1beta1/api.proto', DBMANAGER, 'ReportObservationLog', {
+    trial_name: `h2-abuse-${settings.run}`,
+    observation_log: {
+      metric_logs: [{ time_stamp: '2024-05-01T12:00:00Z', metric: { name: 'loss', value: '0.25' } }],
+    },
+  });
+  return {
+    name: 'experiment',
+    address: server.address,
+    pid: server.pid,
+    target: targetOf(server.address, `/${DBMANAGER}/ReportObservationLog`, report, settings.streamsCap),
+    async stop() {
+      await server.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const decision = () =>
+  serialize('envoy/service/ratelimit/v3/rls.proto', RLS, 'ShouldRateLimit', {
+    domain: 'bench',
+    descriptors: [{ entries: [{ key: 'user', value: 'h2-abuse' }] }],
+    hits_addend: 1,
+  });
+
+/** Both rate limiters, on one runtime folder holding the bench configuration. */
+export async function startRateLimiters(settings: ServerSettings): Promise<ServerUnderTest[]> {
+  const runtime = await createRuntimeFolder({ 'bench.yaml': BENCH_CONFIG });
+  const common = {
+    REDIS_URL: settings.redisUrl,
+    RUNTIME_ROOT: runtime.root,
+    RUNTIME_SUBDIRECTORY: runtime.subdirectory,
+    RUNTIME_APPDIRECTORY: 'config',
+  };
+  const started: ServerUnderTest[] = [];
+  let left = 2;
+  const cleanup = async () => {
+    if (--left === 0) await runtime.cleanup();
+  };
+  try {
+    const ours = await startRatelimitServer(
+      {
+        ...common,
+        RATELIMIT_WORKERS: String(settings.ratelimitWorkers),
+        KAFKA_BROKERS: settings.kafkaBrokers,
+      },
+      { built: BENCH_BUILD, readyTimeoutMs: 120_000 },
+    );
+    started.push({
+      name: 'ratelimit',
+      address: ours.grpcAddress,
+      pid: ours.pid,
+      target: targetOf(ours.grpcAddress, `/${RLS}/ShouldRateLimit`, decision(), settings.streamsCap),
+      async stop() {
+        await ours.stop();
+        await cleanup();
+      },
+    });
+    const reference = await startService('reference', settings.reference, [], common);
+    started.push({
+      name: 'envoyproxy/ratelimit',
+      address: reference.grpc,
+      pid: reference.child.pid!,
+      target: targetOf(reference.grpc, `/${RLS}/ShouldRateLimit`, decision(), settings.streamsCap),
+      async stop() {
+        await reference.stop();
+        await cleanup();
+      },
+    });
+    return started;
+  } catch (error) {
+    for (const server of started) await server.stop();
+    await runtime.cleanup();
+    throw error;
+  }
+}
