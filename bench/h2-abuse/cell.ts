@@ -3,17 +3,9 @@
 // the legitimate client calls and /proc is sampled; the figures cover the pattern's own time.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { noOutcome } from './attack.ts';
 import type { AttackThread } from './attack-thread.ts';
-import {
-  type LegitFigures,
-  type LegitProbe,
-  openLegitProbe,
-  sampleRssPeak,
-  treeCpuSeconds,
-  treeRssMb,
-} from './probe.ts';
-import type { Cell } from './report.ts';
+import { type LegitFigures, openLegitProbe, sampleRssPeak, treeCpuSeconds, treeRssMb } from './probe.ts';
+import type { Cell, Settled } from './report.ts';
 import type { ServerUnderTest } from './servers.ts';
 
 export interface CellSettings {
@@ -51,20 +43,7 @@ export async function measureCell(
 ): Promise<Cell> {
   const quietMs = await untilQuiet(server.pid, quietCores, settings.quietCapMs);
   const rssBefore = await treeRssMb(server.pid);
-  let probe: LegitProbe;
-  try {
-    probe = await openLegitProbe(server.address, settings.probeMs);
-  } catch (error) {
-    // The server never answered before the pattern: a failure, and the pattern is not run.
-    const message = (error as Error).message;
-    const legit = { calls: 0, failures: 1, firstFailure: message, p50Ms: NaN, p99Ms: NaN, maxMs: NaN };
-    const rssAfter = await treeRssMb(server.pid);
-    return {
-      ...{ pattern, server: server.name, quietMs, readyMs: NaN, legit, benchLoopP99Ms: NaN },
-      ...{ rssBefore, rssPeak: Math.max(rssBefore, rssAfter), rssAfter, cpuSeconds: 0, seconds: 0 },
-      outcome: noOutcome(),
-    };
-  }
+  const probe = await openLegitProbe(server.address, settings.probeMs);
   const cpuBefore = await treeCpuSeconds(server.pid);
   const peak = sampleRssPeak(server.pid);
   // The bench's own event loop delay: shows the legitimate latencies are the server's, not ours.
@@ -91,8 +70,41 @@ export async function measureCell(
   const rssPeak = await peak.stop();
   const rssAfter = await treeRssMb(server.pid);
   return {
-    ...{ pattern, server: server.name, quietMs, readyMs: probe.readyMs, legit: legit! },
+    ...{
+      pattern,
+      server: server.name,
+      quietMs,
+      readyMs: probe.readyMs,
+      notReady: probe.notReady,
+      legit: legit!,
+    },
     benchLoopP99Ms: loop.percentile(99) / 1e6,
     ...{ rssBefore, rssPeak, rssAfter, cpuSeconds, seconds, outcome },
   };
+}
+
+/** When a server's last pattern ended, and its CPU time then. */
+export interface PatternEnd {
+  readonly at: number;
+  readonly cpuSeconds: number;
+}
+
+/**
+ * `afterSeconds` after the server's last pattern: its RSS against `rssStart`, the CPU it used in
+ * that time (work the patterns left), and whether a new client gets SERVING.
+ */
+export async function settledAfter(
+  server: ServerUnderTest,
+  end: PatternEnd,
+  rssStart: number,
+  settings: { readonly afterSeconds: number; readonly probeMs: number },
+): Promise<Settled> {
+  const wait = end.at + settings.afterSeconds * 1_000 - Date.now();
+  if (wait > 0) await sleep(wait);
+  const rssEnd = await treeRssMb(server.pid);
+  const cpuSeconds = (await treeCpuSeconds(server.pid)) - end.cpuSeconds;
+  const afterSeconds = Math.round((Date.now() - end.at) / 1_000);
+  const probe = await openLegitProbe(server.address, settings.probeMs);
+  await probe.stop();
+  return { server: server.name, rssStart, rssEnd, afterSeconds, cpuSeconds, servingMs: probe.readyMs };
 }

@@ -11,8 +11,9 @@ export interface Cell {
   readonly server: ServerName;
   /** Waited before the pattern for the server's CPU to come back near idle (capped). */
   readonly quietMs: number;
-  /** Then until the legitimate client's first SERVING. */
+  /** Then until the legitimate client's first SERVING; NaN when none came (`notReady`: what it got). */
   readonly readyMs: number;
+  readonly notReady: string | undefined;
   readonly legit: LegitFigures;
   /** The bench's own event loop delay p99 during the pattern (the legitimate client's thread). */
   readonly benchLoopP99Ms: number;
@@ -30,6 +31,10 @@ export interface Settled {
   readonly rssStart: number;
   readonly rssEnd: number;
   readonly afterSeconds: number;
+  /** CPU the server used in those seconds. */
+  readonly cpuSeconds: number;
+  /** Then until a new client's first SERVING; NaN when none came. */
+  readonly servingMs: number;
 }
 
 /** Issue 39's goals; the rate limiter's are the figures it had (all OK, p99 ≤ 250 ms, RSS +41 MB at most). */
@@ -60,6 +65,12 @@ export function fateOf(o: AttackOutcome): string {
 const sent = (o: AttackOutcome): string =>
   `${count(o.framesSent)} frames, ${(o.bytesSent / 1e6).toFixed(1)} MB; back: ${count(o.headersReceived)} HEADERS, ${count(o.resetsReceived)} RST`;
 
+const waited = (c: Cell): string =>
+  `${(c.quietMs / 1_000).toFixed(1)}, ` +
+  (Number.isNaN(c.readyMs)
+    ? `**no SERVING in 10 s** (${c.notReady?.split(',')[0]})`
+    : (c.readyMs / 1_000).toFixed(1));
+
 export function printTable(cells: readonly Cell[], header: string): void {
   print(
     `\n${header}; load average ${loadavg()
@@ -74,7 +85,7 @@ export function printTable(cells: readonly Cell[], header: string): void {
     const l = c.legit;
     const failed = l.failures === 0 ? '0' : `**${l.failures}** (${l.firstFailure?.split(',')[0]})`;
     print(
-      `| ${c.pattern} | ${c.server} | ${(c.quietMs / 1_000).toFixed(1)}, ${(c.readyMs / 1_000).toFixed(1)} | ` +
+      `| ${c.pattern} | ${c.server} | ${waited(c)} | ` +
         `${ms(l.p99Ms)} (${ms(l.p50Ms)}, ${ms(l.maxMs)}; ${ms(c.benchLoopP99Ms)}) | ${l.calls} / ${failed} | ` +
         `${mb(c.rssBefore)} / ${mb(c.rssPeak)} / ${mb(c.rssAfter)} (+${mb(c.rssPeak - c.rssBefore)}) | ` +
         `${c.cpuSeconds.toFixed(2)} (${(c.cpuSeconds / c.seconds).toFixed(2)}) | ${fateOf(c.outcome)} | ${sent(c.outcome)} |`,
@@ -83,11 +94,15 @@ export function printTable(cells: readonly Cell[], header: string): void {
 }
 
 export function printSettled(settled: readonly Settled[]): void {
-  print('\nRSS a minute after the last pattern (whole process tree):');
-  for (const s of settled)
+  print('\nA minute after the last pattern (whole process tree):');
+  for (const s of settled) {
+    const serving = Number.isNaN(s.servingMs) ? 'no SERVING in 10 s' : `SERVING in ${ms(s.servingMs)} ms`;
     print(
-      `  ${s.server.padEnd(22)} start ${mb(s.rssStart)} MB, ${s.afterSeconds} s after its last pattern ${mb(s.rssEnd)} MB (${s.rssEnd >= s.rssStart ? '+' : ''}${mb(s.rssEnd - s.rssStart)})`,
+      `  ${s.server.padEnd(22)} RSS at the start ${mb(s.rssStart)} MB, ${s.afterSeconds} s after its last pattern ` +
+        `${mb(s.rssEnd)} MB (${s.rssEnd >= s.rssStart ? '+' : ''}${mb(s.rssEnd - s.rssStart)}); ` +
+        `CPU in those ${s.afterSeconds} s ${s.cpuSeconds.toFixed(1)} s; a new client: ${serving}`,
     );
+  }
 }
 
 const goal = (label: string, value: string, target: string, met: boolean): boolean => {

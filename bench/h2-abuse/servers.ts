@@ -7,6 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { loadSync } from '@grpc/proto-loader';
 import { BENCH_BUILD } from '../../scripts/build.ts';
 import { PROTO_LOADER_OPTIONS, PROTO_ROOT } from '../../shared/grpc.ts';
@@ -14,6 +15,7 @@ import { startExperimentServer } from '../../test/helpers/experiment-server.ts';
 import { createRuntimeFolder } from '../../test/helpers/ratelimit-runtime.ts';
 import { startRatelimitServer } from '../../test/helpers/ratelimit-server.ts';
 import { BENCH_CONFIG } from '../ratelimit/bench-config.ts';
+import { processTree } from '../ratelimit/process-stats.ts';
 import { startService } from '../ratelimit/side-by-side.ts';
 import { grpcMessage, requestBlock } from './frames.ts';
 import type { AttackTarget } from './patterns.ts';
@@ -27,7 +29,28 @@ export interface ServerUnderTest {
   /** The process whose tree is measured. */
   readonly pid: number;
   readonly target: AttackTarget;
-  stop(): Promise<void>;
+  /** SIGTERM, then SIGKILL if it has not exited within STOP_GRACE_MS; says which, and how long it took. */
+  stop(): Promise<string>;
+}
+
+const STOP_GRACE_MS = 15_000;
+
+/** Stops a server within STOP_GRACE_MS whatever it is busy with: a bench run is bounded in time. */
+async function stopWithin(pid: number, stop: () => Promise<unknown>): Promise<string> {
+  const started = performance.now();
+  const stopped = stop().then(() => 'exited');
+  const grace = sleep(STOP_GRACE_MS).then(() => 'late');
+  if ((await Promise.race([stopped, grace])) === 'exited')
+    return `exited ${((performance.now() - started) / 1_000).toFixed(1)} s after SIGTERM`;
+  for (const each of await processTree(pid)) {
+    try {
+      process.kill(each, 'SIGKILL');
+    } catch {
+      // exited meanwhile
+    }
+  }
+  await stopped;
+  return `**still running ${STOP_GRACE_MS / 1_000} s after SIGTERM**: SIGKILLed`;
 }
 
 export interface ServerSettings {
@@ -86,8 +109,9 @@ export async function startExperiment(settings: ServerSettings): Promise<ServerU
     pid: server.pid,
     target: targetOf(server.address, `/${DBMANAGER}/ReportObservationLog`, report, settings.streamsCap),
     async stop() {
-      await server.stop();
+      const how = await stopWithin(server.pid, () => server.stop());
       await rm(dir, { recursive: true, force: true });
+      return how;
     },
   };
 }
@@ -109,9 +133,15 @@ export async function startRateLimiters(settings: ServerSettings): Promise<Serve
     RUNTIME_APPDIRECTORY: 'config',
   };
   const started: ServerUnderTest[] = [];
+  // The folder goes once both are stopped (or once a failed start stopped the one started).
   let left = 2;
+  let cleaned = false;
+  const cleanupOnce = async () => {
+    if (!cleaned) await runtime.cleanup();
+    cleaned = true;
+  };
   const cleanup = async () => {
-    if (--left === 0) await runtime.cleanup();
+    if (--left === 0) await cleanupOnce();
   };
   try {
     const ours = await startRatelimitServer(
@@ -128,8 +158,9 @@ export async function startRateLimiters(settings: ServerSettings): Promise<Serve
       pid: ours.pid,
       target: targetOf(ours.grpcAddress, `/${RLS}/ShouldRateLimit`, decision(), settings.streamsCap),
       async stop() {
-        await ours.stop();
+        const how = await stopWithin(ours.pid, () => ours.stop());
         await cleanup();
+        return how;
       },
     });
     const reference = await startService('reference', settings.reference, [], common);
@@ -139,14 +170,15 @@ export async function startRateLimiters(settings: ServerSettings): Promise<Serve
       pid: reference.child.pid!,
       target: targetOf(reference.grpc, `/${RLS}/ShouldRateLimit`, decision(), settings.streamsCap),
       async stop() {
-        await reference.stop();
+        const how = await stopWithin(reference.child.pid!, () => reference.stop());
         await cleanup();
+        return how;
       },
     });
     return started;
   } catch (error) {
     for (const server of started) await server.stop();
-    await runtime.cleanup();
+    await cleanupOnce();
     throw error;
   }
 }
