@@ -18,7 +18,14 @@ import { type AttackThread, startAttackThread } from './h2-abuse/attack-thread.t
 import { coresOver, measureCell, type PatternEnd, settledAfter } from './h2-abuse/cell.ts';
 import { PATTERNS } from './h2-abuse/patterns.ts';
 import { treeCpuSeconds, treeRssMb } from './h2-abuse/probe.ts';
-import { type Cell, printGoals, printSettled, printTable, type Settled } from './h2-abuse/report.ts';
+import {
+  type Cell,
+  printGoals,
+  printLegend,
+  printSettled,
+  printTable,
+  type Settled,
+} from './h2-abuse/report.ts';
 import { type ServerUnderTest, startExperiment, startRateLimiters } from './h2-abuse/servers.ts';
 import { ensureTool } from './ratelimit/side-by-side.ts';
 
@@ -75,14 +82,15 @@ async function main(): Promise<void> {
     servers.push(...(await startRateLimiters(serverSettings)));
     note(`servers up after ${((performance.now() - began) / 1_000).toFixed(0)} s`);
     await sleep(1_000);
-    const rssStart = new Map<string, number>();
+    const start = new Map<string, { rss: number; published: number | undefined }>();
     // Quiet: at most twice the idle CPU use (and 0.05 core above it).
     const quietCores = new Map<string, number>();
     for (const server of servers) {
       const idle = await coresOver(server.pid, 2_000);
       quietCores.set(server.name, Math.max(2 * idle, idle + 0.05));
-      rssStart.set(server.name, await treeRssMb(server.pid));
-      note(`${server.name}: idle ${idle.toFixed(3)} cores, RSS ${rssStart.get(server.name)!.toFixed(0)} MB`);
+      const rss = await treeRssMb(server.pid);
+      start.set(server.name, { rss, published: await server.published?.() });
+      note(`${server.name}: idle ${idle.toFixed(3)} cores, RSS ${rss.toFixed(0)} MB`);
     }
     const lastEnd = new Map<string, PatternEnd>();
     let turn = 0;
@@ -103,9 +111,7 @@ async function main(): Promise<void> {
     }
     note(`waiting ${settings.afterSeconds} s after each server's last pattern`);
     for (const server of [...servers].sort((a, b) => lastEnd.get(a.name)!.at - lastEnd.get(b.name)!.at))
-      settled.push(
-        await settledAfter(server, lastEnd.get(server.name)!, rssStart.get(server.name)!, settings),
-      );
+      settled.push(await settledAfter(server, lastEnd.get(server.name)!, start.get(server.name)!, settings));
   } finally {
     await attacker?.close();
     for (const server of servers)
@@ -117,6 +123,7 @@ async function main(): Promise<void> {
       `legit = grpc.health.v1.Health/Check every ${settings.probeMs} ms on its own connection; RSS and CPU over each server's whole process tree; ` +
       `"after" ${settings.settleMs} ms after the pattern; rate limiter with ${settings.ratelimitWorkers} decision units; run took ${((performance.now() - began) / 1_000).toFixed(0)} s`,
   );
+  printLegend(settings.patterns.map((name) => PATTERNS.find((p) => p.name === name)!));
   printSettled(settled);
   process.stdout.write(`\nStopped (SIGTERM, SIGKILL after 15 s): ${stops.join('; ')}\n`);
   printGoals(cells, settled);

@@ -58,8 +58,6 @@ async function slot(
     if (pattern.handshake) {
       connection.acksSettings = true;
       await connection.send(OPENING, 1);
-    }
-    if (pattern.handshake) {
       // The server's SETTINGS are ACKed before the pattern starts: an ACK later could fall between
       // a HEADERS and its CONTINUATION (a protocol error of ours, not the pattern's).
       await connection.until(() => connection.settingsReceived);

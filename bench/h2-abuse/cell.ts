@@ -44,6 +44,7 @@ export async function measureCell(
   const quietMs = await untilQuiet(server.pid, quietCores, settings.quietCapMs);
   const rssBefore = await treeRssMb(server.pid);
   const probe = await openLegitProbe(server.address, settings.probeMs);
+  const publishedBefore = await server.published?.();
   const cpuBefore = await treeCpuSeconds(server.pid);
   const peak = sampleRssPeak(server.pid);
   // The bench's own event loop delay: shows the legitimate latencies are the server's, not ours.
@@ -69,7 +70,13 @@ export async function measureCell(
   await sleep(settings.settleMs);
   const rssPeak = await peak.stop();
   const rssAfter = await treeRssMb(server.pid);
+  const publishedAfter = await server.published?.();
+  const published =
+    publishedBefore === undefined || publishedAfter === undefined
+      ? undefined
+      : publishedAfter - publishedBefore;
   return {
+    published,
     ...{
       pattern,
       server: server.name,
@@ -90,13 +97,14 @@ export interface PatternEnd {
 }
 
 /**
- * `afterSeconds` after the server's last pattern: its RSS against `rssStart`, the CPU it used in
- * that time (work the patterns left), and whether a new client gets SERVING.
+ * `afterSeconds` after the server's last pattern: its RSS against the start's, the CPU it used in
+ * that time (work the patterns left), whether a new client gets SERVING, and (the experiment
+ * service) the events its handlers published since the start.
  */
 export async function settledAfter(
   server: ServerUnderTest,
   end: PatternEnd,
-  rssStart: number,
+  start: { readonly rss: number; readonly published: number | undefined },
   settings: { readonly afterSeconds: number; readonly probeMs: number },
 ): Promise<Settled> {
   const wait = end.at + settings.afterSeconds * 1_000 - Date.now();
@@ -106,5 +114,9 @@ export async function settledAfter(
   const afterSeconds = Math.round((Date.now() - end.at) / 1_000);
   const probe = await openLegitProbe(server.address, settings.probeMs);
   await probe.stop();
-  return { server: server.name, rssStart, rssEnd, afterSeconds, cpuSeconds, servingMs: probe.readyMs };
+  const publishedEnd = await server.published?.();
+  const published =
+    start.published === undefined || publishedEnd === undefined ? undefined : publishedEnd - start.published;
+  const servingMs = probe.readyMs;
+  return { server: server.name, rssStart: start.rss, rssEnd, afterSeconds, cpuSeconds, servingMs, published };
 }

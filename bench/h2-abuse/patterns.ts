@@ -42,7 +42,6 @@ export interface Pattern {
 }
 
 const MAX_STREAM_ID = 2 ** 31 - 1;
-const SETTINGS_WAIT_MS = 2_000;
 
 /** Writes `make(id)` (holding `frames` frames and using `idsPerBatch` stream ids) until the connection or the time ends. */
 async function flood(
@@ -133,11 +132,11 @@ export const PATTERNS: readonly Pattern[] = [
   },
   {
     name: 'streams-held',
-    title: 'streams held open: MAX_CONCURRENT_STREAMS streams opened, nothing more sent',
+    title:
+      'streams held open: SETTINGS_MAX_CONCURRENT_STREAMS streams (BENCH_STREAMS_CAP when the server sets none) opened per connection, nothing more sent',
     reads: true,
     handshake: true,
     async run(connection, { block, streamsCap }) {
-      await connection.until(() => connection.settingsReceived, Date.now() + SETTINGS_WAIT_MS);
       const streams = Math.min(connection.maxStreams ?? streamsCap, streamsCap);
       const perWrite = 500;
       for (let opened = 0; opened < streams; opened += perWrite) {

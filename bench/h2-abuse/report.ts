@@ -24,6 +24,8 @@ export interface Cell {
   readonly cpuSeconds: number;
   readonly seconds: number;
   readonly outcome: AttackOutcome;
+  /** The experiment service: events its handlers published from the pattern's start to "after". */
+  readonly published: number | undefined;
 }
 
 export interface Settled {
@@ -35,6 +37,8 @@ export interface Settled {
   readonly cpuSeconds: number;
   /** Then until a new client's first SERVING; NaN when none came. */
   readonly servingMs: number;
+  /** The experiment service: events its handlers published in the whole run. */
+  readonly published: number | undefined;
 }
 
 /** Issue 39's goals; the rate limiter's are the figures it had (all OK, p99 ≤ 250 ms, RSS +41 MB at most). */
@@ -62,8 +66,14 @@ export function fateOf(o: AttackOutcome): string {
   return parts.join(', ');
 }
 
-const sent = (o: AttackOutcome): string =>
-  `${count(o.framesSent)} frames, ${(o.bytesSent / 1e6).toFixed(1)} MB; back: ${count(o.headersReceived)} HEADERS, ${count(o.resetsReceived)} RST`;
+const sent = (c: Cell): string => {
+  const o = c.outcome;
+  const reached = c.published === undefined ? '' : `; handlers published ${count(c.published)} events`;
+  // A reset call is three frames (HEADERS, DATA, RST_STREAM); each connection also sent its SETTINGS.
+  const calls =
+    c.pattern === 'rapid-reset' ? ` (${count(Math.floor((o.framesSent - o.connections) / 3))} calls)` : '';
+  return `${count(o.framesSent)} frames${calls}, ${(o.bytesSent / 1e6).toFixed(1)} MB; back: ${count(o.headersReceived)} HEADERS, ${count(o.resetsReceived)} RST${reached}`;
+};
 
 const waited = (c: Cell): string =>
   `${(c.quietMs / 1_000).toFixed(1)}, ` +
@@ -88,9 +98,15 @@ export function printTable(cells: readonly Cell[], header: string): void {
       `| ${c.pattern} | ${c.server} | ${waited(c)} | ` +
         `${ms(l.p99Ms)} (${ms(l.p50Ms)}, ${ms(l.maxMs)}; ${ms(c.benchLoopP99Ms)}) | ${l.calls} / ${failed} | ` +
         `${mb(c.rssBefore)} / ${mb(c.rssPeak)} / ${mb(c.rssAfter)} (+${mb(c.rssPeak - c.rssBefore)}) | ` +
-        `${c.cpuSeconds.toFixed(2)} (${(c.cpuSeconds / c.seconds).toFixed(2)}) | ${fateOf(c.outcome)} | ${sent(c.outcome)} |`,
+        `${c.cpuSeconds.toFixed(2)} (${(c.cpuSeconds / c.seconds).toFixed(2)}) | ${fateOf(c.outcome)} | ${sent(c)} |`,
     );
   }
+}
+
+/** What each pattern does, under the table. */
+export function printLegend(patterns: readonly { readonly name: string; readonly title: string }[]): void {
+  print('\nPatterns:');
+  for (const p of patterns) print(`  ${p.name.padEnd(18)} ${p.title}`);
 }
 
 export function printSettled(settled: readonly Settled[]): void {
@@ -100,7 +116,10 @@ export function printSettled(settled: readonly Settled[]): void {
     print(
       `  ${s.server.padEnd(22)} RSS at the start ${mb(s.rssStart)} MB, ${s.afterSeconds} s after its last pattern ` +
         `${mb(s.rssEnd)} MB (${s.rssEnd >= s.rssStart ? '+' : ''}${mb(s.rssEnd - s.rssStart)}); ` +
-        `CPU in those ${s.afterSeconds} s ${s.cpuSeconds.toFixed(1)} s; a new client: ${serving}`,
+        `CPU in those ${s.afterSeconds} s ${s.cpuSeconds.toFixed(1)} s; a new client: ${serving}` +
+        (s.published === undefined
+          ? ''
+          : `; events its handlers published in the run: ${s.published.toLocaleString('en')}`),
     );
   }
 }

@@ -10,8 +10,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadSync } from '@grpc/proto-loader';
 import { BENCH_BUILD } from '../../scripts/build.ts';
+import { TOPICS } from '../../shared/bus/index.ts';
 import { PROTO_LOADER_OPTIONS, PROTO_ROOT } from '../../shared/grpc.ts';
 import { startExperimentServer } from '../../test/helpers/experiment-server.ts';
+import { openTestBus } from '../../test/helpers/kafka.ts';
 import { createRuntimeFolder } from '../../test/helpers/ratelimit-runtime.ts';
 import { startRatelimitServer } from '../../test/helpers/ratelimit-server.ts';
 import { BENCH_CONFIG } from '../ratelimit/bench-config.ts';
@@ -29,6 +31,11 @@ export interface ServerUnderTest {
   /** The process whose tree is measured. */
   readonly pid: number;
   readonly target: AttackTarget;
+  /**
+   * The experiment service: how many events its handlers have published to experiment.observations
+   * so far (the sum of the topic's end offsets on the bench's own Kafka). Calls that reached a handler.
+   */
+  published?(): Promise<number>;
   /** SIGTERM, then SIGKILL if it has not exited within STOP_GRACE_MS; says which, and how long it took. */
   stop(): Promise<string>;
 }
@@ -103,13 +110,19 @@ export async function startExperiment(settings: ServerSettings): Promise<ServerU
       metric_logs: [{ time_stamp: '2024-05-01T12:00:00Z', metric: { name: 'loss', value: '0.25' } }],
     },
   });
+  const bus = openTestBus(settings.kafkaBrokers, 'platformatic');
   return {
     name: 'experiment',
     address: server.address,
     pid: server.pid,
     target: targetOf(server.address, `/${DBMANAGER}/ReportObservationLog`, report, settings.streamsCap),
+    async published() {
+      const ends = await bus.watermarks(TOPICS.observations.name);
+      return ends.reduce((sum, { high }) => sum + Number(high), 0);
+    },
     async stop() {
       const how = await stopWithin(server.pid, () => server.stop());
+      await bus.close();
       await rm(dir, { recursive: true, force: true });
       return how;
     },
