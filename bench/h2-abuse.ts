@@ -23,6 +23,7 @@ import {
   printGoals,
   printLegend,
   printSettled,
+  printStops,
   printTable,
   type Settled,
 } from './h2-abuse/report.ts';
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
   const cells: Cell[] = [];
   const settled: Settled[] = [];
   const stops: string[] = [];
+  const lastWords: Array<[string, string]> = [];
   let attacker: AttackThread | undefined;
   try {
     attacker = await startAttackThread();
@@ -114,8 +116,14 @@ async function main(): Promise<void> {
       settled.push(await settledAfter(server, lastEnd.get(server.name)!, start.get(server.name)!, settings));
   } finally {
     await attacker?.close();
-    for (const server of servers)
-      stops.push(`${server.name} ${await server.stop().catch((error) => `failed to stop: ${error}`)}`);
+    for (const server of servers) {
+      const how = await server.stop().catch((error) => `failed to stop: ${error}`);
+      stops.push(`${server.name} ${how}`);
+      // A server that did not stop, or did not serve a minute after: what it logged last says why.
+      const unwell =
+        how.includes('SIGKILL') || settled.some((s) => s.server === server.name && Number.isNaN(s.servingMs));
+      if (unwell && server.output !== undefined) lastWords.push([server.name, server.output()]);
+    }
   }
   printTable(
     cells,
@@ -125,7 +133,7 @@ async function main(): Promise<void> {
   );
   printLegend(settings.patterns.map((name) => PATTERNS.find((p) => p.name === name)!));
   printSettled(settled);
-  process.stdout.write(`\nStopped (SIGTERM, SIGKILL after 15 s): ${stops.join('; ')}\n`);
+  printStops(stops, lastWords);
   printGoals(cells, settled);
 }
 

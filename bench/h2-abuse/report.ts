@@ -124,6 +124,19 @@ export function printSettled(settled: readonly Settled[]): void {
   }
 }
 
+/** How each server stopped, and the last lines a server that was unwell at the end logged. */
+export function printStops(
+  stops: readonly string[],
+  lastWords: ReadonlyArray<readonly [string, string]>,
+): void {
+  print(`\nStopped (SIGTERM, SIGKILL after 15 s): ${stops.join('; ')}`);
+  for (const [server, output] of lastWords) {
+    const lines = output.trim().split('\n').filter(Boolean).slice(-6);
+    print(`  ${server} logged last (LOG_LEVEL=warn)${lines.length === 0 ? ': nothing' : ':'}`);
+    for (const line of lines) print(`    ${line.length > 300 ? `${line.slice(0, 300)}…` : line}`);
+  }
+}
+
 const goal = (label: string, value: string, target: string, met: boolean): boolean => {
   print(`  ${label.padEnd(58)} ${value.padStart(24)}   goal ${target.padEnd(26)} ${verdict(met)}`);
   return met;

@@ -36,6 +36,8 @@ export interface ServerUnderTest {
    * so far (the sum of the topic's end offsets on the bench's own Kafka). Calls that reached a handler.
    */
   published?(): Promise<number>;
+  /** What the process wrote last (LOG_LEVEL=warn), when the bench has it. */
+  output?(): string;
   /** SIGTERM, then SIGKILL if it has not exited within STOP_GRACE_MS; says which, and how long it took. */
   stop(): Promise<string>;
 }
@@ -116,6 +118,7 @@ export async function startExperiment(settings: ServerSettings): Promise<ServerU
     address: server.address,
     pid: server.pid,
     target: targetOf(server.address, `/${DBMANAGER}/ReportObservationLog`, report, settings.streamsCap),
+    output: () => server.output(),
     async published() {
       const ends = await bus.watermarks(TOPICS.observations.name);
       return ends.reduce((sum, { high }) => sum + Number(high), 0);
@@ -170,6 +173,7 @@ export async function startRateLimiters(settings: ServerSettings): Promise<Serve
       address: ours.grpcAddress,
       pid: ours.pid,
       target: targetOf(ours.grpcAddress, `/${RLS}/ShouldRateLimit`, decision(), settings.streamsCap),
+      output: () => ours.output(),
       async stop() {
         const how = await stopWithin(ours.pid, () => ours.stop());
         await cleanup();
