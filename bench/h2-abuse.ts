@@ -29,6 +29,7 @@ import {
 } from './h2-abuse/report.ts';
 import { type ServerUnderTest, startExperiment, startRateLimiters } from './h2-abuse/servers.ts';
 import { ensureTool } from './ratelimit/side-by-side.ts';
+import { serverEnvOf } from './server-env.ts';
 
 const NAMES = PATTERNS.map((p) => p.name);
 // Rapid reset last: the work it leaves the services (calls dispatched before their reset, each
@@ -53,6 +54,8 @@ const settings = readSettings(
     afterSeconds: int('BENCH_AFTER_SECONDS', 60, { min: 0, max: 600 }),
     streamsCap: int('BENCH_STREAMS_CAP', 25_000, { min: 1, max: 1_000_000 }),
     ratelimitWorkers: int('BENCH_RATELIMIT_WORKERS', availableParallelism(), { min: 1, max: 64 }),
+    /** More settings of the experiment service, `NAME=value` separated by spaces (e.g. `REPORT_LAG_BUDGET_MS=0`). */
+    serverEnv: str('BENCH_SERVER_ENV', '', 'NAME=value pairs separated by spaces'),
   },
   process.env,
 );
@@ -66,6 +69,7 @@ async function main(): Promise<void> {
   const began = performance.now();
   const serverSettings = {
     kafkaBrokers: settings.kafkaBrokers.join(','),
+    experimentEnv: serverEnvOf(settings.serverEnv),
     redisUrl: settings.redisUrl,
     ratelimitWorkers: settings.ratelimitWorkers,
     streamsCap: settings.streamsCap,

@@ -64,6 +64,8 @@ async function stopWithin(pid: number, stop: () => Promise<unknown>): Promise<st
 
 export interface ServerSettings {
   readonly kafkaBrokers: string;
+  /** More settings of the experiment service (BENCH_SERVER_ENV). */
+  readonly experimentEnv: Readonly<Record<string, string>>;
   readonly redisUrl: string;
   readonly ratelimitWorkers: number;
   readonly streamsCap: number;
@@ -103,6 +105,7 @@ export async function startExperiment(settings: ServerSettings): Promise<ServerU
       OBSERVATION_STORE: 'sqlite',
       SQLITE_FILE: join(dir, 'observations.db'),
       EARLY_STOPPING_LOOKBACK_MS: '1',
+      ...settings.experimentEnv,
     },
     { built: BENCH_BUILD, readyTimeoutMs: 120_000 },
   );
