@@ -2,7 +2,7 @@
 // published configurations, and the two benches in their smallest bounded runs.
 import { createServer } from 'node:net';
 import { answers } from '../port-holder.ts';
-import { type Expect, judge, launch, type Step, sh, tail, verdict, type Walk } from './walk.ts';
+import { type Expect, judge, launch, portOf, type Step, sh, tail, verdict, type Walk } from './walk.ts';
 
 /** A port nothing listens on now (the system picks it). */
 function freePort(): Promise<number> {
@@ -24,11 +24,12 @@ function freePort(): Promise<number> {
 const service: Step = {
   command: 'npm run ratelimit',
   async run(walk, command) {
-    const held = (await Promise.all([8080, 8081, 6070].map((p) => answers('127.0.0.1', p)))).some(Boolean);
+    const defaults = [8080, 8081, 6070].map((p) => portOf(walk, p));
+    const held = (await Promise.all(defaults.map((p) => answers('127.0.0.1', p)))).some(Boolean);
     const ports: Record<string, string> = held
       ? { PORT: `${await freePort()}`, GRPC_PORT: `${await freePort()}`, DEBUG_PORT: `${await freePort()}` }
       : {};
-    const http = ports.PORT ?? '8080';
+    const http = ports.PORT ?? String(defaults[0]);
     const settings = Object.entries(ports).map(([k, v]) => `${k}=${v}`);
     const running = launch(walk, command, { env: { ...walk.env, ...ports } });
     const healthy = await running.waitFor(
@@ -49,7 +50,7 @@ const service: Step = {
           ? `healthy; ${ended.code === null ? `ended by ${ended.signal}` : `exit ${ended.code}`} on SIGINT`
           : `no healthy answer within 30 s (${ended.code === null ? `ended by ${ended.signal}` : `exit ${ended.code}`}); output: ${tail(ended.stdout + ended.stderr)}`,
         settings.length > 0
-          ? `${settings.join(' ')} ${command} (npm start holds 8080, 8081 and 6070)`
+          ? `${settings.join(' ')} ${command} (npm start holds ${defaults.join(', ')})`
           : undefined,
       ),
     ];
@@ -67,12 +68,17 @@ function call(command: string, expect: Expect): Step {
 
 /**
  * A bench in its smallest bounded run (each takes well under 30 s: 5–11 s on the shared 2-core
- * machine), so the walk proves the script and the bench work without measuring anything.
+ * machine), so the walk proves the script and the bench work without measuring anything. On moved
+ * ports its servers move too, 1000 above the product's (the bench profile would otherwise take them).
  */
-function bench(command: string, settings: Record<string, string>, prints: Expect['prints']): Step {
+function bench(command: string, benchSettings: Record<string, string>, prints: Expect['prints']): Step {
   return {
     command,
     async run(walk: Walk) {
+      const settings =
+        walk.portShift > 0
+          ? { ...benchSettings, INFRA_PORT_SHIFT: String(walk.portShift + 1000) }
+          : benchSettings;
       const ran = `${Object.entries(settings)
         .map(([k, v]) => `${k}=${v}`)
         .join(' ')} ${command} (smallest bounded run, not a measurement)`;

@@ -23,6 +23,27 @@ export interface Walk {
   readonly cleanups: Array<() => Promise<void>>;
   /** Shared between steps (the product the walk started, the etcd cluster of the kvupgrade steps). */
   readonly state: Map<string, unknown>;
+  /**
+   * INFRA_PORT_SHIFT of a walk on moved ports (0: the product's own): every port the commands name
+   * (`NAMED_PORTS`) runs that much higher, so a walk beside another checkout's product takes none of its ports.
+   */
+  readonly portShift: number;
+}
+
+/** The ports the commands name: the product's (`npm start`: Kafka, experiment, ratelimit) and the extra instances'. */
+export const NAMED_PORTS: readonly number[] = [
+  9092, 6789, 6790, 6791, 8686, 8687, 8688, 9101, 9102, 9103, 8080, 8081, 6070,
+];
+
+/** Where the walk runs what the commands call `port`. */
+export const portOf = (walk: Walk, port: number): number => port + walk.portShift;
+
+/** `text` with every named port (`:8686`, `=6790`) moved by the walk's shift; as written when it has none. */
+export function moved(walk: Walk, text: string): string {
+  if (walk.portShift === 0) return text;
+  return text.replace(/(?<=[:=])\d{4,5}\b/g, (port) =>
+    NAMED_PORTS.includes(Number(port)) ? String(portOf(walk, Number(port))) : port,
+  );
 }
 
 export interface Step {
@@ -37,7 +58,7 @@ export function sh(
   command: string,
   options: { timeoutMs: number; cwd?: string; env?: NodeJS.ProcessEnv },
 ): Promise<Finished> {
-  return run(command, {
+  return run(moved(walk, command), {
     cwd: options.cwd ?? walk.root,
     env: options.env ?? walk.env,
     timeoutMs: options.timeoutMs,
@@ -49,7 +70,7 @@ export function launch(
   command: string,
   options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Running {
-  return start(command, { cwd: options.cwd ?? walk.root, env: options.env ?? walk.env });
+  return start(moved(walk, command), { cwd: options.cwd ?? walk.root, env: options.env ?? walk.env });
 }
 
 export interface Expect {
