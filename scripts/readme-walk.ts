@@ -8,7 +8,7 @@ import { walkedCommands } from './readme-walk/documents.ts';
 import type { ReadmeCommand } from './readme-walk/readme-commands.ts';
 import { pairSteps } from './readme-walk/steps.ts';
 import { stopInstances, stopProduct } from './readme-walk/steps-product.ts';
-import { NAMED_PORTS, type Verdict, type Walk } from './readme-walk/walk.ts';
+import { INFRA_PORTS, namedPorts, type Verdict, type Walk } from './readme-walk/walk.ts';
 
 const USAGE = `usage: node scripts/readme-walk.ts [--product-running]
 
@@ -20,7 +20,8 @@ checks that each does what the text says; prints one line per command and "N com
 INFRA_PORT_SHIFT=N    the whole product on moved ports, beside another checkout's: its servers (the
                       product profile shifted by N), its services (each default port + N, through
                       their port settings) and every port the commands name; the benches' servers
-                      on N + 1000
+                      on N + 1000. KAFKA_PORT, KAFKA_CONTROLLER_PORT, REDIS_PORT, POSTGRES_PORT,
+                      MEMCACHED_PORT (scripts/infra.sh) move one of the product's servers further
 exit codes: 0 every command did what the text says, 1 one did not, 2 bad arguments
 `;
 
@@ -81,6 +82,7 @@ async function main(argv: readonly string[]): Promise<number> {
   );
   // Where downloads are cached changes no command's outcome.
   if (process.env.INFRA_CACHE) env.INFRA_CACHE = process.env.INFRA_CACHE;
+  if (portShift > 0) for (const name of INFRA_PORTS) if (process.env[name]) env[name] = process.env[name];
   const infra = Object.fromEntries(
     execFileSync('bash', [join(root, 'scripts', 'infra.sh'), 'env'], {
       encoding: 'utf8',
@@ -100,6 +102,7 @@ async function main(argv: readonly string[]): Promise<number> {
     env,
     infra,
     portShift,
+    ports: portShift > 0 ? namedPorts(portShift, Number(infra.KAFKA_BROKERS!.split(':').pop())) : new Map(),
     productRunning: argv.includes('--product-running'),
     cleanups: [() => stopInstances(walk)],
     state: new Map(),
@@ -124,7 +127,7 @@ async function main(argv: readonly string[]): Promise<number> {
 
   if (portShift > 0)
     process.stdout.write(
-      `INFRA_PORT_SHIFT=${portShift}: the product on moved ports; every port the commands name runs ${portShift} higher (${NAMED_PORTS.map((p) => `${p}→${p + portShift}`).join(', ')})\n`,
+      `INFRA_PORT_SHIFT=${portShift}: the product on moved ports; the ports the commands name run at ${[...walk.ports].map(([from, to]) => `${from}→${to}`).join(', ')}\n`,
     );
   const commands = walkedCommands(root);
   const pairing = pairSteps(commands);

@@ -2,7 +2,18 @@
 // published configurations, and the two benches in their smallest bounded runs.
 import { createServer } from 'node:net';
 import { answers } from '../port-holder.ts';
-import { type Expect, judge, launch, portOf, type Step, sh, tail, verdict, type Walk } from './walk.ts';
+import {
+  type Expect,
+  INFRA_PORTS,
+  judge,
+  launch,
+  portOf,
+  type Step,
+  sh,
+  tail,
+  verdict,
+  type Walk,
+} from './walk.ts';
 
 /** A port nothing listens on now (the system picks it). */
 function freePort(): Promise<number> {
@@ -79,10 +90,12 @@ function bench(command: string, benchSettings: Record<string, string>, prints: E
         walk.portShift > 0
           ? { ...benchSettings, INFRA_PORT_SHIFT: String(walk.portShift + 1000) }
           : benchSettings;
+      // The product's own server ports (KAFKA_PORT, ...) would send the bench to the product's servers.
+      const env = Object.fromEntries(Object.entries(walk.env).filter(([k]) => !INFRA_PORTS.includes(k)));
       const ran = `${Object.entries(settings)
         .map(([k, v]) => `${k}=${v}`)
         .join(' ')} ${command} (smallest bounded run, not a measurement)`;
-      const result = await sh(walk, command, { timeoutMs: 90_000, env: { ...walk.env, ...settings } });
+      const result = await sh(walk, command, { timeoutMs: 90_000, env: { ...env, ...settings } });
       return [judge(result, { code: 0, prints }, ran)];
     },
   };

@@ -23,11 +23,13 @@ export interface Walk {
   readonly cleanups: Array<() => Promise<void>>;
   /** Shared between steps (the product the walk started, the etcd cluster of the kvupgrade steps). */
   readonly state: Map<string, unknown>;
-  /**
-   * INFRA_PORT_SHIFT of a walk on moved ports (0: the product's own): every port the commands name
-   * (`NAMED_PORTS`) runs that much higher, so a walk beside another checkout's product takes none of its ports.
-   */
+  /** INFRA_PORT_SHIFT of a walk on moved ports (0: the product's own); the benches' servers go 1000 above it. */
   readonly portShift: number;
+  /**
+   * Where each port the commands name (`NAMED_PORTS`) runs when the product is moved (`namedPorts`),
+   * so a walk beside another checkout's product takes none of its ports; empty: where they say.
+   */
+  readonly ports: ReadonlyMap<number, number>;
 }
 
 /** The ports the commands name: the product's (`npm start`: Kafka, experiment, ratelimit) and the extra instances'. */
@@ -35,21 +37,33 @@ export const NAMED_PORTS: readonly number[] = [
   9092, 6789, 6790, 6791, 8686, 8687, 8688, 9101, 9102, 9103, 8080, 8081, 6070,
 ];
 
-/** Where the walk runs what the commands call `port`. */
-export const portOf = (walk: Walk, port: number): number => port + walk.portShift;
+/** scripts/infra.sh's port settings: with INFRA_PORT_SHIFT, they move one of the product's servers further. */
+export const INFRA_PORTS: readonly string[] = [
+  'KAFKA_PORT',
+  'KAFKA_CONTROLLER_PORT',
+  'REDIS_PORT',
+  'POSTGRES_PORT',
+  'MEMCACHED_PORT',
+];
 
-/** `text` with every named port (`:8686`, `=6790`) moved by the walk's shift; as written when it has none. */
+/** Every named port moved by `shift`, Kafka's where the moved product's broker listens (`KAFKA_PORT` may set it). */
+export function namedPorts(shift: number, kafkaPort: number): Map<number, number> {
+  return new Map(NAMED_PORTS.map((p) => [p, p === 9092 ? kafkaPort : p + shift]));
+}
+
+/** Where the walk runs what the commands call `port`. */
+export const portOf = (walk: Walk, port: number): number => walk.ports.get(port) ?? port;
+
+/** `text` with every named port (`:8686`, `=6790`) where the walk runs it; as written when nothing moved. */
 export function moved(walk: Walk, text: string): string {
-  if (walk.portShift === 0) return text;
-  return text.replace(/(?<=[:=])\d{4,5}\b/g, (port) =>
-    NAMED_PORTS.includes(Number(port)) ? String(portOf(walk, Number(port))) : port,
-  );
+  if (walk.ports.size === 0) return text;
+  return text.replace(/(?<=[:=])\d{4,5}\b/g, (port) => String(portOf(walk, Number(port))));
 }
 
 export interface Step {
-  /** The README's command, as `readmeCommands` gives it (whitespace runs compare as one space). */
+  /** The command as `readmeCommands` gives it (whitespace runs compare as one space). */
   readonly command: string;
-  /** Runs the README's `command` (the text as written) and judges it. */
+  /** Runs the `command` (the text as written) and judges it. */
   readonly run: (walk: Walk, command: string) => Promise<Verdict[]>;
 }
 

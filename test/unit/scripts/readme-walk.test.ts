@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { walkedCommands, walkedDocuments } from '../../../scripts/readme-walk/documents.ts';
 import { readmeCommands, withoutComment } from '../../../scripts/readme-walk/readme-commands.ts';
 import { pairSteps } from '../../../scripts/readme-walk/steps.ts';
-import { moved, type Walk } from '../../../scripts/readme-walk/walk.ts';
+import { moved, namedPorts, type Walk } from '../../../scripts/readme-walk/walk.ts';
 
 describe('withoutComment', () => {
   it.each([
@@ -58,7 +58,8 @@ describe('readmeCommands', () => {
 });
 
 describe('moved', () => {
-  const walk = (portShift: number) => ({ portShift }) as Walk;
+  const walk = (portShift: number, kafkaPort = 9092 + portShift) =>
+    ({ portShift, ports: portShift > 0 ? namedPorts(portShift, kafkaPort) : new Map() }) as unknown as Walk;
 
   it('moves every port the commands name, and nothing else', () => {
     const command =
@@ -67,6 +68,12 @@ describe('moved', () => {
       'EXPERIMENT_GRPC_PORT=48790 curl --json \'{"t":"2026-01-01T00:00:01Z"}\' http://127.0.0.1:50686/x; kcat -b 127.0.0.1:51092 -p 2379',
     );
     expect(moved(walk(0), command)).toBe(command);
+  });
+
+  it("puts Kafka's port where KAFKA_PORT moved the product's broker", () => {
+    expect(moved(walk(42000, 31592), 'kcat -b 127.0.0.1:9092 http://127.0.0.1:8686/')).toBe(
+      'kcat -b 127.0.0.1:31592 http://127.0.0.1:50686/',
+    );
   });
 });
 
