@@ -124,7 +124,7 @@ export const experimentSettingsSpec = documented(declarations, {
   earlyStoppingJudge: 'run the early-stopping judge in this process',
   earlyStoppingGroup: 'its consumer group (instances share `experiment.observations` by trial partition)',
   earlyStoppingLookbackMs:
-    'how far back in `experiment.observations` the judge starts when it starts (`0`: the beginning); bounds restart work',
+    'how far back in `experiment.observations` the judge starts when it starts (the default is 7 days; `0`: the beginning); bounds restart work',
   dbManagerDeadlineMs: 'deadline of each GetObservationLog sent to a `db_manager_address`',
   readBarrierTimeoutMs:
     'how long GetObservationLog (and SetTrialStatus, GetEarlyStoppingRules) wait for the persistence consumer, and enas GetSuggestions waits to read `experiment.nas-controller-state` to its end, before UNAVAILABLE (at once when the store is known lost)',
