@@ -6,6 +6,7 @@ import { answers, portHolder } from '../port-holder.ts';
 import type { Running } from './shell.ts';
 import {
   ending,
+  firstError,
   judge,
   launch,
   moved,
@@ -168,7 +169,7 @@ function instance(command: string, last: boolean): Step {
           `gRPC on ${ports.grpc}, metrics on ${ports.metrics}, GET :${ports.http}/api/experiments 200`,
           listening && taken.length === 0
             ? 'all three answer'
-            : `${running.alive() ? 'not listening' : 'it exited'}${taken.length > 0 ? ` (before it started, ${taken.join(', ')})` : ''}; output: ${tail(running.output())}`,
+            : `${running.alive() ? 'not listening' : 'it exited'}${taken.length > 0 ? ` (before it started, ${taken.join(', ')})` : ''}; ${firstError(running.output()) ? `first error: ${firstError(running.output())}; ` : ''}output: ${tail(running.output())}`,
         ),
       ];
       if (!last) return verdicts;

@@ -108,6 +108,18 @@ export function tail(text: string, n = 240): string {
 const holds = (output: string, fragment: string | RegExp): boolean =>
   typeof fragment === 'string' ? output.includes(fragment) : fragment.test(output);
 
+/**
+ * The first line of `output` that reports an error (a thrown Error, a pino `error`/`fatal` line),
+ * shortened: the tail alone often holds only the stop that followed it.
+ */
+export function firstError(output: string, n = 400): string | undefined {
+  const line = output
+    .split('\n')
+    .find((l) => /"level":"(error|fatal)"|\b[A-Z]\w*Error\b|\berror:/i.test(l))
+    ?.trim();
+  return line === undefined ? undefined : line.length > n ? `${line.slice(0, n - 1)}…` : line;
+}
+
 /** How `result` ended: `exit 0 in 1.2 s`, `killed by SIGKILL after the time allowed`. */
 export function ending(result: Finished): string {
   const how = result.code !== null ? `exit ${result.code}` : `ended by ${result.signal}`;
@@ -135,6 +147,7 @@ export function judge(result: Finished, expect: Expect, ran?: string): Verdict {
         ending(result),
         ...missing.map((f) => `no ${shown(f)}`),
         ...unwanted.map((f) => `printed ${shown(f)}`),
+        ...(firstError(output) ? [`first error: ${firstError(output)}`] : []),
         `output: ${tail(output) || '(none)'}`,
       ].join('; ');
   return { ...(ran === undefined ? {} : { ran }), ok, expected, seen };

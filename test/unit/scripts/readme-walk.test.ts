@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { walkedCommands, walkedDocuments } from '../../../scripts/readme-walk/documents.ts';
 import { readmeCommands, withoutComment } from '../../../scripts/readme-walk/readme-commands.ts';
 import { pairSteps } from '../../../scripts/readme-walk/steps.ts';
-import { moved, namedPorts, type Walk } from '../../../scripts/readme-walk/walk.ts';
+import { firstError, moved, namedPorts, type Walk } from '../../../scripts/readme-walk/walk.ts';
 
 describe('withoutComment', () => {
   it.each([
@@ -99,5 +99,22 @@ describe('the walk of README.md and docs/', () => {
 
   it('has no step for a command neither README.md nor docs/ has', () => {
     expect(pairing.stale.map((s) => s.command)).toEqual([]);
+  });
+});
+
+describe('firstError', () => {
+  it('finds the first line reporting an error, not the stop after it', () => {
+    const output = [
+      '{"level":"info","msg":"starting"}',
+      '{"level":"fatal","err":{"message":"kafka: no broker"},"msg":"start-up failure"}',
+      '{"level":"info","msg":"stopped"}',
+    ].join('\n');
+    expect(firstError(output)).toBe(
+      '{"level":"fatal","err":{"message":"kafka: no broker"},"msg":"start-up failure"}',
+    );
+    expect(firstError('Error: connect ECONNREFUSED 127.0.0.1:52092\n    at x')).toBe(
+      'Error: connect ECONNREFUSED 127.0.0.1:52092',
+    );
+    expect(firstError('all good')).toBeUndefined();
   });
 });
