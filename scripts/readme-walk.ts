@@ -22,6 +22,7 @@ INFRA_PORT_SHIFT=N    the whole product on moved ports, beside another checkout'
                       their port settings) and every port the commands name; the benches' servers
                       on N + 1000. KAFKA_PORT, KAFKA_CONTROLLER_PORT, REDIS_PORT, POSTGRES_PORT,
                       MEMCACHED_PORT (scripts/infra.sh) move one of the product's servers further
+                      (its bench twin 1000 above it), e.g. out of the ephemeral port range
 exit codes: 0 every command did what the text says, 1 one did not, 2 bad arguments
 `;
 

@@ -81,16 +81,24 @@ function call(command: string, expect: Expect): Step {
  * A bench in its smallest bounded run (each takes well under 30 s: 5–11 s on the shared 2-core
  * machine, once its servers run), so the walk proves the script and the bench work without
  * measuring anything. Its servers may have to start first: a fresh Kafka took 1–3 minutes on that
- * machine under a load average of 25–50, hence the 5 minutes allowed. On moved
- * ports its servers move too, 1000 above the product's (the bench profile would otherwise take them).
+ * machine under a load average of 25–50, hence the 5 minutes allowed. On moved ports its servers
+ * move too, 1000 above the product's (the bench profile would otherwise take them): the shift, and
+ * each server port the walk was given (KAFKA_PORT=31592: the bench's Kafka on 32592).
  */
 function bench(command: string, benchSettings: Record<string, string>, prints: Expect['prints']): Step {
   return {
     command,
     async run(walk: Walk) {
+      const benchPorts = INFRA_PORTS.flatMap((k) =>
+        walk.env[k] ? [[k, String(Number(walk.env[k]) + 1000)] as const] : [],
+      );
       const settings =
         walk.portShift > 0
-          ? { ...benchSettings, INFRA_PORT_SHIFT: String(walk.portShift + 1000) }
+          ? {
+              ...benchSettings,
+              INFRA_PORT_SHIFT: String(walk.portShift + 1000),
+              ...Object.fromEntries(benchPorts),
+            }
           : benchSettings;
       // The product's own server ports (KAFKA_PORT, ...) would send the bench to the product's servers.
       const env = Object.fromEntries(Object.entries(walk.env).filter(([k]) => !INFRA_PORTS.includes(k)));
