@@ -9,10 +9,12 @@ type Outcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: fals
 
 export interface Field<T> {
   readonly variable: string;
-  /** What is allowed, for error messages and the README table. */
+  /** What is allowed, for error messages and the settings pages (docs/settings/). */
   readonly allowed: string;
   /** Shown in docs; undefined means required. */
   readonly defaultText: string | undefined;
+  /** What the setting means, for the settings pages (`npm run docs:settings`); reading ignores it. */
+  readonly doc?: string;
   read(env: Env): Outcome<T>;
 }
 
@@ -177,13 +179,26 @@ export function readSettings<S extends SettingsSpec>(spec: S, env: Env): Setting
   return Object.freeze(values) as SettingsOf<S>;
 }
 
-/** Rows for documentation: variable, default, allowed values. */
+/**
+ * `spec` with each field's meaning attached (`docs`, by the spec's keys), next to the declarations
+ * it documents; reading is unchanged. The settings pages are generated from these.
+ */
+export function documented<S extends SettingsSpec>(spec: S, docs: { readonly [K in keyof S]?: string }): S {
+  const fields = Object.entries(spec).map(([key, f]) => {
+    const doc = docs[key as keyof S];
+    return [key, doc === undefined ? f : Object.freeze({ ...f, doc })] as const;
+  });
+  return Object.fromEntries(fields) as S;
+}
+
+/** Rows for documentation: variable, default, allowed values, and the meaning when one is given. */
 export function describeSettings(
   spec: SettingsSpec,
-): Array<{ variable: string; default: string; allowed: string }> {
+): Array<{ variable: string; default: string; allowed: string; doc?: string }> {
   return Object.values(spec).map((f) => ({
     variable: f.variable,
     default: f.defaultText ?? '(required)',
     allowed: f.allowed,
+    ...(f.doc === undefined ? {} : { doc: f.doc }),
   }));
 }

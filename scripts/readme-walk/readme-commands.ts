@@ -1,11 +1,13 @@
-// The commands a reader of README.md is told to run: every line of every ```sh block, and every
-// example of the HTTP API table (`curl …`, `open …`), in the order they appear. Pure: text in,
-// commands out, so the walk and its unit test read the README the same way.
+// The commands a reader of README.md or of docs/ is told to run: every line of every ```sh block,
+// and every example of the HTTP API table (`curl …`, `open …`), in the order they appear. Pure:
+// text in, commands out, so the walk and its unit test read the documents the same way.
 
 export interface ReadmeCommand {
   /** The command as written, its trailing `# comment` left out. */
   readonly text: string;
-  /** 1-based line of README.md. */
+  /** The document, relative to the repository's root (README.md, docs/….md). */
+  readonly file: string;
+  /** 1-based line of that document. */
   readonly line: number;
   readonly source: 'sh block' | 'API table';
 }
@@ -43,8 +45,8 @@ function cells(row: string): string[] {
   return out;
 }
 
-/** Every command of README.md in order (see the file's head). */
-export function readmeCommands(markdown: string): ReadmeCommand[] {
+/** Every command of one document in order (see the file's head). */
+export function readmeCommands(markdown: string, file = 'README.md'): ReadmeCommand[] {
   const commands: ReadmeCommand[] = [];
   const lines = markdown.split('\n');
   let fence: 'sh' | 'other' | undefined;
@@ -58,7 +60,7 @@ export function readmeCommands(markdown: string): ReadmeCommand[] {
     }
     if (fence === 'sh') {
       const text = withoutComment(trimmed);
-      if (text !== '') commands.push({ text, line, source: 'sh block' });
+      if (text !== '') commands.push({ text, file, line, source: 'sh block' });
       return;
     }
     if (fence !== undefined) return;
@@ -74,10 +76,10 @@ export function readmeCommands(markdown: string): ReadmeCommand[] {
       return;
     }
     const example = /^`(.*)`$/.exec(row[exampleColumn] ?? '')?.[1];
-    if (example !== undefined) commands.push({ text: example, line, source: 'API table' });
+    if (example !== undefined) commands.push({ text: example, file, line, source: 'API table' });
     else {
       const open = /^open `(.*)`$/.exec(row[exampleColumn] ?? '')?.[1];
-      if (open !== undefined) commands.push({ text: `open ${open}`, line, source: 'API table' });
+      if (open !== undefined) commands.push({ text: `open ${open}`, file, line, source: 'API table' });
     }
   });
   return commands;

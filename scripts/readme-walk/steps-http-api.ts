@@ -2,7 +2,18 @@
 // (later rows read what earlier ones wrote), judged by what its reply holds.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Expect, judge, launch, type Step, sh, tail, type Verdict, verdict, type Walk } from './walk.ts';
+import {
+  type Expect,
+  judge,
+  launch,
+  moved,
+  type Step,
+  sh,
+  tail,
+  type Verdict,
+  verdict,
+  type Walk,
+} from './walk.ts';
 
 const API = 'http://127.0.0.1:8686';
 const PAGE_FOLDER = join(import.meta.dirname, '../../services/experiment/web/page');
@@ -62,13 +73,13 @@ function stream(command: string, first: string): Step {
 
 const page: Step = {
   command: `open ${API}/`,
-  async run() {
+  async run(walk) {
     // Every file of the page's folder (the modules app.js imports among them), as a browser loads them.
     const files = readdirSync(PAGE_FOLDER).filter((f) => f !== 'index.html' && !f.startsWith('.'));
     const paths = ['/', ...files.sort().map((f) => `/${f}`), '/vendor/echarts.min.js'];
     const statuses = await Promise.all(
       paths.map((p) =>
-        fetch(`${API}${p}`).then(
+        fetch(`${moved(walk, API)}${p}`).then(
           (r) => r.status,
           (e: Error) => e.message,
         ),

@@ -4,7 +4,20 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { answers, portHolder } from '../port-holder.ts';
 import type { Running } from './shell.ts';
-import { ending, judge, launch, type Step, sh, tail, type Verdict, verdict, type Walk } from './walk.ts';
+import {
+  ending,
+  firstError,
+  judge,
+  launch,
+  moved,
+  portOf,
+  type Step,
+  sh,
+  tail,
+  type Verdict,
+  verdict,
+  type Walk,
+} from './walk.ts';
 
 /** Where `npm start` listens with its defaults (the experiment and rate limit services). */
 export const PRODUCT_PORTS = [6789, 8686, 9101, 8081, 8080, 6070] as const;
@@ -12,26 +25,30 @@ const PAGE = 'http://127.0.0.1:8686/';
 const STARTED = 'product';
 const INSTANCES = 'instances';
 
-async function productAnswers(): Promise<string[]> {
-  const silent = (await Promise.all(PRODUCT_PORTS.map((p) => answers('127.0.0.1', p)))).flatMap((up, i) =>
-    up ? [] : [String(PRODUCT_PORTS[i])],
+/** The product's ports where this walk runs it. */
+const productPorts = (walk: Walk): number[] => PRODUCT_PORTS.map((p) => portOf(walk, p));
+
+async function productAnswers(walk: Walk): Promise<string[]> {
+  const ports = productPorts(walk);
+  const silent = (await Promise.all(ports.map((p) => answers('127.0.0.1', p)))).flatMap((up, i) =>
+    up ? [] : [String(ports[i])],
   );
-  const page = await fetch(PAGE).then(
+  const page = await fetch(moved(walk, PAGE)).then(
     (r) => r.status,
     () => 0,
   );
   return [
     ...silent.map((p) => `nothing on ${p}`),
-    ...(page === 200 ? [] : [`page ${PAGE} answered ${page}`]),
+    ...(page === 200 ? [] : [`page ${moved(walk, PAGE)} answered ${page}`]),
   ];
 }
 
 const startProduct: Step = {
   command: 'npm ci && npm start',
   async run(walk) {
-    const expected = `every port answers (${PRODUCT_PORTS.join(', ')}) and the page ${PAGE} 200`;
+    const expected = `every port answers (${productPorts(walk).join(', ')}) and the page ${moved(walk, PAGE)} 200`;
     if (walk.productRunning) {
-      const wrong = await productAnswers();
+      const wrong = await productAnswers(walk);
       return [
         verdict(
           wrong.length === 0,
@@ -48,7 +65,7 @@ const startProduct: Step = {
     walk.state.set(STARTED, product);
     walk.cleanups.push(async () => void (await product.stop('SIGINT', 30_000)));
     const up = await product.waitFor((out) => out.includes('backbone is running'), 300_000);
-    const wrong = up ? await productAnswers() : ['no "backbone is running" banner'];
+    const wrong = up ? await productAnswers(walk) : ['no "backbone is running" banner'];
     return [
       verdict(
         wrong.length === 0,
@@ -71,8 +88,9 @@ export async function stopProduct(walk: Walk): Promise<Verdict[]> {
   const result = await product.stop('SIGINT', 30_000);
   const byCtrlC = result.code === 0 || result.code === 130 || result.signal === 'SIGINT';
   const stopped = /^everything stopped.*$/m.exec(result.stdout)?.[0];
-  const left = (await Promise.all(PRODUCT_PORTS.map((p) => answers('127.0.0.1', p)))).flatMap((up, i) =>
-    up ? [PRODUCT_PORTS[i]] : [],
+  const ports = productPorts(walk);
+  const left = (await Promise.all(ports.map((p) => answers('127.0.0.1', p)))).flatMap((up, i) =>
+    up ? [ports[i]] : [],
   );
   return [
     verdict(
@@ -126,7 +144,7 @@ function instance(command: string, last: boolean): Step {
   return {
     command,
     async run(walk) {
-      const ports = instancePorts(command);
+      const ports = instancePorts(moved(walk, command));
       const instances = (walk.state.get(INSTANCES) as Running[] | undefined) ?? [];
       walk.state.set(INSTANCES, instances);
       const taken = [ports.grpc, ports.http, ports.metrics].flatMap((p) => {
@@ -151,7 +169,7 @@ function instance(command: string, last: boolean): Step {
           `gRPC on ${ports.grpc}, metrics on ${ports.metrics}, GET :${ports.http}/api/experiments 200`,
           listening && taken.length === 0
             ? 'all three answer'
-            : `${running.alive() ? 'not listening' : 'it exited'}${taken.length > 0 ? ` (before it started, ${taken.join(', ')})` : ''}; output: ${tail(running.output())}`,
+            : `${running.alive() ? 'not listening' : 'it exited'}${taken.length > 0 ? ` (before it started, ${taken.join(', ')})` : ''}; ${firstError(running.output()) ? `first error: ${firstError(running.output())}; ` : ''}output: ${tail(running.output())}`,
         ),
       ];
       if (!last) return verdicts;
@@ -167,7 +185,7 @@ function instance(command: string, last: boolean): Step {
         );
       }
       walk.state.delete(INSTANCES);
-      verdicts.push(await productReadsAgain());
+      verdicts.push(await productReadsAgain(walk));
       return verdicts;
     },
   };
@@ -177,11 +195,11 @@ function instance(command: string, last: boolean): Step {
  * The instances shared the product's consumer groups: once they are gone, `npm start`'s instance
  * takes their partitions back, and its reads answer again (the HTTP examples that follow read).
  */
-async function productReadsAgain(): Promise<Verdict> {
+async function productReadsAgain(walk: Walk): Promise<Verdict> {
   const begun = performance.now();
   let last = '';
   while (performance.now() - begun < 60_000) {
-    const reply = await fetch(`${PAGE}api.v1.beta1.DBManager/GetObservationLog`, {
+    const reply = await fetch(`${moved(walk, PAGE)}api.v1.beta1.DBManager/GetObservationLog`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ trialName: 'readme-walk-no-such-trial' }),

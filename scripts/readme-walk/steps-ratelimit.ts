@@ -2,7 +2,18 @@
 // published configurations, and the two benches in their smallest bounded runs.
 import { createServer } from 'node:net';
 import { answers } from '../port-holder.ts';
-import { type Expect, judge, launch, type Step, sh, tail, verdict, type Walk } from './walk.ts';
+import {
+  type Expect,
+  INFRA_PORTS,
+  judge,
+  launch,
+  portOf,
+  type Step,
+  sh,
+  tail,
+  verdict,
+  type Walk,
+} from './walk.ts';
 
 /** A port nothing listens on now (the system picks it). */
 function freePort(): Promise<number> {
@@ -24,11 +35,12 @@ function freePort(): Promise<number> {
 const service: Step = {
   command: 'npm run ratelimit',
   async run(walk, command) {
-    const held = (await Promise.all([8080, 8081, 6070].map((p) => answers('127.0.0.1', p)))).some(Boolean);
+    const defaults = [8080, 8081, 6070].map((p) => portOf(walk, p));
+    const held = (await Promise.all(defaults.map((p) => answers('127.0.0.1', p)))).some(Boolean);
     const ports: Record<string, string> = held
       ? { PORT: `${await freePort()}`, GRPC_PORT: `${await freePort()}`, DEBUG_PORT: `${await freePort()}` }
       : {};
-    const http = ports.PORT ?? '8080';
+    const http = ports.PORT ?? String(defaults[0]);
     const settings = Object.entries(ports).map(([k, v]) => `${k}=${v}`);
     const running = launch(walk, command, { env: { ...walk.env, ...ports } });
     const healthy = await running.waitFor(
@@ -49,7 +61,7 @@ const service: Step = {
           ? `healthy; ${ended.code === null ? `ended by ${ended.signal}` : `exit ${ended.code}`} on SIGINT`
           : `no healthy answer within 30 s (${ended.code === null ? `ended by ${ended.signal}` : `exit ${ended.code}`}); output: ${tail(ended.stdout + ended.stderr)}`,
         settings.length > 0
-          ? `${settings.join(' ')} ${command} (npm start holds 8080, 8081 and 6070)`
+          ? `${settings.join(' ')} ${command} (npm start holds ${defaults.join(', ')})`
           : undefined,
       ),
     ];
@@ -67,16 +79,33 @@ function call(command: string, expect: Expect): Step {
 
 /**
  * A bench in its smallest bounded run (each takes well under 30 s: 5–11 s on the shared 2-core
- * machine), so the walk proves the script and the bench work without measuring anything.
+ * machine, once its servers run), so the walk proves the script and the bench work without
+ * measuring anything. Its servers may have to start first: a fresh Kafka took 1–3 minutes on that
+ * machine under a load average of 25–50, hence the 5 minutes allowed. On moved ports its servers
+ * move too, 1000 above the product's (the bench profile would otherwise take them): the shift, and
+ * each server port the walk was given (KAFKA_PORT=31592: the bench's Kafka on 32592).
  */
-function bench(command: string, settings: Record<string, string>, prints: Expect['prints']): Step {
+function bench(command: string, benchSettings: Record<string, string>, prints: Expect['prints']): Step {
   return {
     command,
     async run(walk: Walk) {
+      const benchPorts = INFRA_PORTS.flatMap((k) =>
+        walk.env[k] ? [[k, String(Number(walk.env[k]) + 1000)] as const] : [],
+      );
+      const settings =
+        walk.portShift > 0
+          ? {
+              ...benchSettings,
+              INFRA_PORT_SHIFT: String(walk.portShift + 1000),
+              ...Object.fromEntries(benchPorts),
+            }
+          : benchSettings;
+      // The product's own server ports (KAFKA_PORT, ...) would send the bench to the product's servers.
+      const env = Object.fromEntries(Object.entries(walk.env).filter(([k]) => !INFRA_PORTS.includes(k)));
       const ran = `${Object.entries(settings)
         .map(([k, v]) => `${k}=${v}`)
         .join(' ')} ${command} (smallest bounded run, not a measurement)`;
-      const result = await sh(walk, command, { timeoutMs: 90_000, env: { ...walk.env, ...settings } });
+      const result = await sh(walk, command, { timeoutMs: 300_000, env: { ...env, ...settings } });
       return [judge(result, { code: 0, prints }, ran)];
     },
   };

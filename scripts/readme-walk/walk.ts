@@ -23,12 +23,47 @@ export interface Walk {
   readonly cleanups: Array<() => Promise<void>>;
   /** Shared between steps (the product the walk started, the etcd cluster of the kvupgrade steps). */
   readonly state: Map<string, unknown>;
+  /** INFRA_PORT_SHIFT of a walk on moved ports (0: the product's own); the benches' servers go 1000 above it. */
+  readonly portShift: number;
+  /**
+   * Where each port the commands name (`NAMED_PORTS`) runs when the product is moved (`namedPorts`),
+   * so a walk beside another checkout's product takes none of its ports; empty: where they say.
+   */
+  readonly ports: ReadonlyMap<number, number>;
+}
+
+/** The ports the commands name: the product's (`npm start`: Kafka, experiment, ratelimit) and the extra instances'. */
+export const NAMED_PORTS: readonly number[] = [
+  9092, 6789, 6790, 6791, 8686, 8687, 8688, 9101, 9102, 9103, 8080, 8081, 6070,
+];
+
+/** scripts/infra.sh's port settings: with INFRA_PORT_SHIFT, they move one of the product's servers further. */
+export const INFRA_PORTS: readonly string[] = [
+  'KAFKA_PORT',
+  'KAFKA_CONTROLLER_PORT',
+  'REDIS_PORT',
+  'POSTGRES_PORT',
+  'MEMCACHED_PORT',
+];
+
+/** Every named port moved by `shift`, Kafka's where the moved product's broker listens (`KAFKA_PORT` may set it). */
+export function namedPorts(shift: number, kafkaPort: number): Map<number, number> {
+  return new Map(NAMED_PORTS.map((p) => [p, p === 9092 ? kafkaPort : p + shift]));
+}
+
+/** Where the walk runs what the commands call `port`. */
+export const portOf = (walk: Walk, port: number): number => walk.ports.get(port) ?? port;
+
+/** `text` with every named port (`:8686`, `=6790`) where the walk runs it; as written when nothing moved. */
+export function moved(walk: Walk, text: string): string {
+  if (walk.ports.size === 0) return text;
+  return text.replace(/(?<=[:=])\d{4,5}\b/g, (port) => String(portOf(walk, Number(port))));
 }
 
 export interface Step {
-  /** The README's command, as `readmeCommands` gives it (whitespace runs compare as one space). */
+  /** The command as `readmeCommands` gives it (whitespace runs compare as one space). */
   readonly command: string;
-  /** Runs the README's `command` (the text as written) and judges it. */
+  /** Runs the `command` (the text as written) and judges it. */
   readonly run: (walk: Walk, command: string) => Promise<Verdict[]>;
 }
 
@@ -37,7 +72,7 @@ export function sh(
   command: string,
   options: { timeoutMs: number; cwd?: string; env?: NodeJS.ProcessEnv },
 ): Promise<Finished> {
-  return run(command, {
+  return run(moved(walk, command), {
     cwd: options.cwd ?? walk.root,
     env: options.env ?? walk.env,
     timeoutMs: options.timeoutMs,
@@ -49,7 +84,7 @@ export function launch(
   command: string,
   options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Running {
-  return start(command, { cwd: options.cwd ?? walk.root, env: options.env ?? walk.env });
+  return start(moved(walk, command), { cwd: options.cwd ?? walk.root, env: options.env ?? walk.env });
 }
 
 export interface Expect {
@@ -72,6 +107,18 @@ export function tail(text: string, n = 240): string {
 
 const holds = (output: string, fragment: string | RegExp): boolean =>
   typeof fragment === 'string' ? output.includes(fragment) : fragment.test(output);
+
+/**
+ * The first line of `output` that reports an error (a thrown Error, a pino `error`/`fatal` line),
+ * shortened: the tail alone often holds only the stop that followed it.
+ */
+export function firstError(output: string, n = 400): string | undefined {
+  const line = output
+    .split('\n')
+    .find((l) => /"level":"(error|fatal)"|\b[A-Z]\w*Error\b|\berror:/i.test(l))
+    ?.trim();
+  return line === undefined ? undefined : line.length > n ? `${line.slice(0, n - 1)}…` : line;
+}
 
 /** How `result` ended: `exit 0 in 1.2 s`, `killed by SIGKILL after the time allowed`. */
 export function ending(result: Finished): string {
@@ -100,6 +147,7 @@ export function judge(result: Finished, expect: Expect, ran?: string): Verdict {
         ending(result),
         ...missing.map((f) => `no ${shown(f)}`),
         ...unwanted.map((f) => `printed ${shown(f)}`),
+        ...(firstError(output) ? [`first error: ${firstError(output)}`] : []),
         `output: ${tail(output) || '(none)'}`,
       ].join('; ');
   return { ...(ran === undefined ? {} : { ran }), ok, expected, seen };

@@ -2,6 +2,7 @@ import { kafkaSettings } from '../../shared/bus/kafka-settings.ts';
 import { LOG_LEVELS } from '../../shared/logger.ts';
 import {
   bool,
+  documented,
   type Env,
   type Field,
   int,
@@ -17,8 +18,8 @@ import {
 export const EXPERIMENT_SERVICES = ['dbmanager', 'suggestion', 'earlystopping'] as const;
 export type ExperimentServiceName = (typeof EXPERIMENT_SERVICES)[number];
 
-/** Every setting of the experiment service, with its default; the README table mirrors this. */
-export const experimentSettingsSpec = {
+/** Every setting of the experiment service, with its default; their meanings are below (docs/settings/experiment.md). */
+const declarations = {
   ...kafkaSettings,
   services: list('EXPERIMENT_SERVICES', EXPERIMENT_SERVICES, {
     allowed: `comma-separated, from ${EXPERIMENT_SERVICES.join(', ')}`,
@@ -41,7 +42,6 @@ export const experimentSettingsSpec = {
   httpPort: port('EXPERIMENT_HTTP_PORT', 8686),
   readModelRebuild: bool('READ_MODEL_REBUILD', true),
   sseMaxBufferedBytes: int('SSE_MAX_BUFFERED_BYTES', 1024 * 1024, { min: 4096, max: 1024 * 1024 * 1024 }),
-  /** `own`: HTTP/2 of our own (shared/grpc-server), cheaper per call; `grpc-js`: @grpc/grpc-js's server on node:http2. */
   logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
   store: oneOf('OBSERVATION_STORE', ['sqlite', 'postgres'] as const, 'sqlite'),
   sqliteFile: str('SQLITE_FILE', 'data/experiment/observations.db', 'a file path (its folder is created)'),
@@ -84,6 +84,56 @@ export const experimentSettingsSpec = {
   nasStateCacheMb: int('NAS_STATE_CACHE_MB', 64, { min: 1, max: 65_536 }),
   shutdownDeadlineMs: int('SHUTDOWN_DEADLINE_MS', 15_000, { min: 100, max: 600_000 }),
 };
+
+/** What each setting means: `npm run docs:settings` writes docs/settings/experiment.md from these. */
+export const experimentSettingsSpec = documented(declarations, {
+  services:
+    "which Katib services this server hosts (any subset runs alone, and runs only what it needs: see [In place of Katib's pieces](../experiment.md#in-place-of-katibs-pieces))",
+  grpcHost: "gRPC listener's address (`0.0.0.0` in a container); the HTTP and metrics listeners use it too",
+  grpcPort: "gRPC listener's port (Katib's db-manager port)",
+  grpcMaxMessageBytes:
+    "largest request, gRPC or HTTP body (16 MiB is ~400,000 logs in one report; four times what Katib's own gRPC servers take). A larger one is refused from its length, before it is read: RESOURCE_EXHAUSTED (HTTP 413). Replies may reach 256 MiB ([memory measured](../performance.md#experiment-settings-measured))",
+  metricsPort: 'Prometheus `GET /metrics`',
+  http: 'run the HTTP listener: the web page, the gateway, the read endpoints and the live streams',
+  httpPort: 'its port (on `EXPERIMENT_GRPC_HOST`; `0` picks a free one)',
+  readModelRebuild:
+    'when the read model is empty at start, replay the topics the persistence group already committed into it',
+  sseMaxBufferedBytes:
+    'unsent bytes a live stream may hold before it is closed (a browser that stops reading is cut off, never waited for)',
+  logLevel: '`trace`…`fatal`, `silent`; JSON lines on stdout',
+  store: '`sqlite` (embedded, one file, no server) or `postgres`',
+  sqliteFile: 'the SQLite file (its folder is created)',
+  postgresUrl: 'PostgreSQL, for shared or large deployments',
+  postgresSchema: 'schema (created if missing)',
+  postgresPoolSize: 'connections to PostgreSQL',
+  persistenceConsumer:
+    'run the persistence consumer (applies `experiment.observations` and `experiment.trial-status` to the store, keeps the read model) in this process',
+  persistenceGroup: "its consumer group; the read barrier reads this group's offsets",
+  persistenceThread:
+    'run the persistence consumer on a thread of its own (`worker_threads`, with its own Kafka client, store connection and read model), so the request thread keeps only the requests; `false` runs it on the request thread: less memory, fewer logs/s under bulk load ([measured](../performance.md#experiment-settings-measured))',
+  persistenceBatchWaitMs:
+    "after a batch that reached a partition's end, how long the persistence consumer waits before it fetches again: the events arriving meanwhile (on every partition) are applied in one transaction and committed in one request. A read right after a write waits up to this much more; nothing changes while idle (an empty fetch does not wait) or while catching up",
+  reportLagBudgetMs:
+    "back-pressure for `ReportObservationLog`: a report waits before it is published while this instance's persistence consumer has not applied a report acknowledged longer ago than this, so acknowledged reports stay readable within about this much (the read barrier's wait) when reports come faster than the store takes them. Only partitions this instance applies count; `0` never waits",
+  reportLagMaxWaitMs:
+    'the longest a report waits for that; then it goes anyway (Kafka holds it). Reports never wait while the store is lost or the persistence consumer is not running',
+  consumerSessionTimeoutMs:
+    "how long Kafka waits for a silent consumer before giving its partitions to another (a crashed instance's reads stall this long)",
+  earlyStoppingThread:
+    'run the early-stopping judge on a thread of its own (its own Kafka client): it reads every report back; `false` keeps it on the request thread: less memory, less CPU a report at light load, more at heavy load ([measured](../performance.md#experiment-settings-measured))',
+  earlyStoppingJudge: 'run the early-stopping judge in this process',
+  earlyStoppingGroup: 'its consumer group (instances share `experiment.observations` by trial partition)',
+  earlyStoppingLookbackMs:
+    'how far back in `experiment.observations` the judge starts when it starts (the default is 7 days; `0`: the beginning); bounds restart work',
+  dbManagerDeadlineMs: 'deadline of each GetObservationLog sent to a `db_manager_address`',
+  readBarrierTimeoutMs:
+    'how long GetObservationLog (and SetTrialStatus, GetEarlyStoppingRules) wait for the persistence consumer, and enas GetSuggestions waits to read `experiment.nas-controller-state` to its end, before UNAVAILABLE (at once when the store is known lost)',
+  suggestionThreads:
+    'suggestion threads (`worker_threads`) that compute the suggestions of the algorithms that fit a model to every trial (`bayesianoptimization`), so a long fit never holds other calls; 0 computes them on the event loop. A thread starts on the first such call and stops after 60 s without one (each holds ~27 MiB)',
+  nasStateCacheMb:
+    'MiB of NAS controller states (enas, up to 12 MiB each) kept in memory, the most recently used (states replayed at start are not kept); one not in memory is read back from `experiment.nas-controller-state` when its experiment asks, within `READ_BARRIER_TIMEOUT_MS`',
+  shutdownDeadlineMs: 'SIGTERM: stop everything within this time',
+});
 
 export type ExperimentSettings = ReturnType<typeof readExperimentSettings>;
 

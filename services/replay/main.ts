@@ -1,15 +1,10 @@
 import pino from 'pino';
-import { createBus, kafkaSettings } from '../../shared/bus/index.ts';
-import { createLogger, LOG_LEVELS } from '../../shared/logger.ts';
-import { oneOf, readSettings, SettingsError, type SettingsOf } from '../../shared/settings.ts';
+import { createBus } from '../../shared/bus/index.ts';
+import { createLogger } from '../../shared/logger.ts';
+import { readSettings, SettingsError, type SettingsOf } from '../../shared/settings.ts';
 import { parseReplayArgs, USAGE } from './args.ts';
 import { replay, streamWriter } from './replay.ts';
-
-/** Settings of the replay CLI; --brokers overrides KAFKA_BROKERS. */
-export const replaySettings = {
-  ...kafkaSettings,
-  logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'warn'),
-};
+import { replaySettings } from './settings.ts';
 
 /** How long a stop (signal, end of input) may take before the process exits anyway. */
 const STOP_DEADLINE_MS = 15_000;

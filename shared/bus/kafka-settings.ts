@@ -1,4 +1,4 @@
-import { type Env, type Field, hostPorts, oneOf, str } from '../settings.ts';
+import { documented, type Env, type Field, hostPorts, oneOf, str } from '../settings.ts';
 import {
   FAILPOINT_METHODS,
   type Failpoint,
@@ -25,9 +25,19 @@ const failpoints: Field<readonly Failpoint[]> = {
 };
 
 /** Settings every Kafka user shares; services spread these into their own spec. */
-export const kafkaSettings = {
-  kafkaBrokers: hostPorts('KAFKA_BROKERS', ['127.0.0.1:9092']),
-  kafkaClientId: str('KAFKA_CLIENT_ID', 'backbone'),
-  kafkaClient: oneOf('KAFKA_CLIENT', KAFKA_CLIENTS, 'kafkajs'),
-  kafkaFailpoints: failpoints,
-};
+export const kafkaSettings = documented(
+  {
+    kafkaBrokers: hostPorts('KAFKA_BROKERS', ['127.0.0.1:9092']),
+    kafkaClientId: str('KAFKA_CLIENT_ID', 'backbone'),
+    kafkaClient: oneOf('KAFKA_CLIENT', KAFKA_CLIENTS, 'kafkajs'),
+    kafkaFailpoints: failpoints,
+  },
+  {
+    kafkaBrokers: 'bootstrap brokers, comma-separated `host:port`',
+    kafkaClientId: 'Kafka client id',
+    kafkaClient:
+      'the Kafka library under `shared/bus`: `kafkajs` or `platformatic` (`@platformatic/kafka`; see [the bus](../architecture.md#the-bus-sharedbus))',
+    kafkaFailpoints:
+      "for tests only: the first calls of a Kafka client's method fail with a retriable error of Kafka's protocol (`method=ERROR*times`), as a broker whose coordinator is still moving or whose topic was just created would answer",
+  },
+);

@@ -2,7 +2,7 @@
 // (reference 5.7), plus the Kafka broadcast's; TLS, xDS and tracing are in ./xds-tls-tracing.ts.
 import { availableParallelism } from 'node:os';
 import { kafkaSettings } from '../../../shared/bus/kafka-settings.ts';
-import { bool, int, num, port, str } from '../../../shared/settings.ts';
+import { bool, documented, int, num, port, str } from '../../../shared/settings.ts';
 import { choice, duration, keyValuePairs } from './fields.ts';
 
 const SOCKET_TYPES = ['unix', 'tcp'] as const;
@@ -12,9 +12,12 @@ const REDIS_URL_ALLOWED =
 
 export const LOG_LEVEL_NAMES = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'panic'] as const;
 
-export const ratelimitSettingsSpec = {
+const declarations = {
   // Decision units: the main thread's and RATELIMIT_WORKERS - 1 worker threads, one process
-  decisionUnits: int('RATELIMIT_WORKERS', availableParallelism(), { min: 1, max: 256 }),
+  decisionUnits: {
+    ...int('RATELIMIT_WORKERS', availableParallelism(), { min: 1, max: 256 }),
+    defaultText: 'the cores available (`os.availableParallelism()`)',
+  },
   // Node options of the instance (the process starts itself again with them). V8 lets a busy
   // thread's young generation grow to 128 MB by default; a 4 MB semi-space and slower heap growth
   // keep the instance near 92 MB idle and 125-150 MB at 100 callers (bench), for ~5% more GC.
@@ -134,3 +137,108 @@ export const ratelimitSettingsSpec = {
   memcacheMaxIdleConns: int('MEMCACHE_MAX_IDLE_CONNS', 2, { min: 1, max: 1_000 }),
   shutdownDeadlineMs: int('SHUTDOWN_DEADLINE_MS', 10_000, { min: 100, max: 600_000 }),
 };
+
+const REDIS_URL_DOC =
+  '`tcp`: `host:port`; `unix`: a socket path; sentinel `master,host:port,...`; cluster `host:port,...`';
+const PERSECOND = 'for the second Redis (SECOND limits, with `REDIS_PERSECOND=true`): as';
+
+/** What each setting means: `npm run docs:settings` writes docs/settings/ratelimit.md from these. */
+export const ratelimitSettingsSpec = documented(declarations, {
+  decisionUnits:
+    "decision units of the one process: the main thread's and `RATELIMIT_WORKERS - 1` worker threads, each with its own counter-store connections and its own gRPC and HTTP listeners on the same ports (SO_REUSEPORT; `1`: the main thread alone); the main thread also loads the configuration (once) and serves the debug port. `/stats` sums the units, `ratelimit.workers` counting those that answered within 2 s, and lists each one's `ratelimit.worker.<n>.thread_id`, `.heap_bytes` (V8 heap in use) and `.total_requests`; `/metrics` shows their sum",
+  instanceNodeOptions:
+    "node options of the instance (every thread). V8 sizes a heap only as it makes it, so a process started without them starts itself again with them (`process.execve`: same pid, arguments and environment), and with `MALLOC_ARENA_MAX=2` unless set. V8's default lets a busy thread's young generation grow to 128 MB",
+  host: "HTTP listener's address: `/json`, `/healthcheck`",
+  port: "HTTP listener's port",
+  grpcHost: "gRPC listener's address: RLS v3 and health",
+  grpcPort: "gRPC listener's port",
+  debugHost: "debug listener's address (`/rlconfig`, `/stats`, `/metrics`, profiles)",
+  debugPort: "debug listener's port",
+  grpcMaxConnectionAgeMs: 'GoAway after this age (±10% jitter)',
+  grpcMaxConnectionAgeGraceMs: 'then close the connection after this grace',
+  logLevel: '`trace`…`panic`',
+  logFormat: '`text` (logrus `time= level= msg=`) or `json` (`@timestamp`, `@message`, `level`)',
+  configType:
+    '`FILE`: read the files (and publish them); `KAFKA`: apply what is published on `ratelimit.config` only; `GRPC_XDS_SOTW`: from an xDS management server (and publish them)',
+  configKafkaPublish:
+    'with `FILE`, publish every configuration that loads cleanly (in the background; a Kafka outage never holds decisions)',
+  configKafkaKey: 'the fleet: the message key, and the only key a `KAFKA` instance applies',
+  configKafkaGiveUpMs:
+    '`KAFKA`: how long the configuration follower may stay down (started again with backoff) before the process exits 1',
+  forceStartWithoutInitialConfig: '`false`: listeners open after the first configuration is applied',
+  runtimeRoot: 'files are `<ROOT>/<SUBDIRECTORY>/<APPDIRECTORY>/**`',
+  runtimeSubdirectory: 'the `<SUBDIRECTORY>` of that path',
+  runtimeAppDirectory: 'the `<APPDIRECTORY>` of that path',
+  runtimeIgnoreDotFiles: 'skip files and folders starting with `.` (Kubernetes `..data`)',
+  runtimeWatchRoot:
+    'file names `config.<file>` relative to `ROOT/SUBDIRECTORY` (`false`: `<file>`); reloads on changes inside the folder and on a symlink swap of `RUNTIME_ROOT`',
+  mergeDomainConfig: 'several files may add to one domain',
+  healthyWithAtLeastOneConfigLoaded: 'unhealthy until a configuration with a domain is applied',
+  useStatsd: 'statsd over UDP',
+  statsdHost: 'statsd host',
+  statsdPort: 'statsd port',
+  statsFlushIntervalMs: 'counters are sent as deltas, this often',
+  extraTags: '`k:v,k:v` appended as `.__k=v` (a pair with a blank key is refused, naming the pair)',
+  useDogStatsd: 'statsd lines in DogStatsD form to `STATSD_HOST:STATSD_PORT` (`EXTRA_TAGS` as `|#k:v` tags)',
+  useDogStatsdMogrifiers:
+    'each listed mogrifier `X` reads `DOG_STATSD_MOGRIFIERS_X_PATTERN` (a regex on the stat name), `_NAME` and `_TAGS` (`k:$1,...`): the first that matches renames the stat and adds its tags',
+  disableStats: 'no stats at all',
+  usePrometheus:
+    "read and checked as the reference's setting, and not used: the Prometheus counters are always on the debug listener's `/metrics`",
+  prometheusAddr: 'as `USE_PROMETHEUS`: read, not used',
+  prometheusPath: 'as `USE_PROMETHEUS`: read, not used',
+  backendType: '`redis` or `memcache`',
+  expirationJitterMaxSeconds: 'counters expire after their window plus up to this',
+  localCacheSizeInBytes: 'in-process cache of over-limit keys (`0`: off)',
+  nearLimitRatio: 'near-limit threshold',
+  cacheKeyPrefix: 'text before every cache key',
+  stopCacheKeyIncrementWhenOverlimit:
+    'Redis: counters are read first; when a request would take some limits over, only those counters are added to (one more round trip per decision)',
+  responseDynamicMetadata:
+    "answers carry `dynamic_metadata`: the domain, each descriptor's `key=value` entries (limit override, hits_addend when set), the request's hits_addend when not 0, and the merged YAML `metadata` of the descriptors under their limit",
+  shadowMode: 'global shadow mode (answers OK, counts `global_shadow_mode`)',
+  quotaMode: 'every descriptor in quota mode',
+  limitResponseHeadersEnabled: 'response headers with the limit, the remaining and the reset',
+  limitLimitHeader: 'the limit header',
+  limitRemainingHeader: 'the remaining header',
+  limitResetHeader: 'the reset header',
+  redisSocketType: '`tcp` or `unix`',
+  redisType: '`single`, `sentinel`, `cluster`',
+  redisUrl: REDIS_URL_DOC,
+  redisPoolSize:
+    'connections (the decisions of one event-loop turn share one connection and one write; the next turn takes the next connection)',
+  redisAuth: '`password` or `user:password`',
+  redisSentinelAuth: '`password` or `user:password` for the sentinels',
+  redisTls: 'TLS to Redis',
+  redisPipelineWindowMs:
+    'implicit pipelining: send the commands of concurrent decisions together after the window (below 1 ms: at the end of the event-loop turn)',
+  redisPipelineLimit: '… or once this many commands wait (`0`: no limit)',
+  redisTimeoutMs: 'connecting, and the longest a pipeline may wait before the connection is dropped',
+  redisPerSecond: 'a second Redis for SECOND limits (the `REDIS_PERSECOND_*` settings below)',
+  redisPerSecondSocketType: `${PERSECOND} \`REDIS_SOCKET_TYPE\``,
+  redisPerSecondType: `${PERSECOND} \`REDIS_TYPE\``,
+  redisPerSecondUrl: `${PERSECOND} \`REDIS_URL\``,
+  redisPerSecondPoolSize: `${PERSECOND} \`REDIS_POOL_SIZE\``,
+  redisPerSecondAuth: `${PERSECOND} \`REDIS_AUTH\``,
+  redisPerSecondSentinelAuth: `${PERSECOND} \`REDIS_SENTINEL_AUTH\``,
+  redisPerSecondTls: `${PERSECOND} \`REDIS_TLS\``,
+  redisPerSecondPipelineWindowMs: `${PERSECOND} \`REDIS_PIPELINE_WINDOW\``,
+  redisPerSecondPipelineLimit: `${PERSECOND} \`REDIS_PIPELINE_LIMIT\``,
+  redisPerSecondTimeoutMs: `${PERSECOND} \`REDIS_TIMEOUT\``,
+  redisTlsClientCert: 'TLS to Redis: client certificate',
+  redisTlsClientKey: 'TLS to Redis: client key',
+  redisTlsCaCert: "TLS to Redis: the CA of Redis's certificate",
+  redisTlsSkipHostnameVerification: "TLS to Redis: do not check the certificate's host name",
+  redisHealthCheckActiveConnection: 'health fails while no Redis connection is up',
+  redisStartupInitialIntervalMs: 'start-up waits for PING with backoff: the first interval',
+  redisStartupMaxIntervalMs: 'the longest interval',
+  redisStartupMaxElapsedTimeMs:
+    '`0`: wait forever; `npm run ratelimit` uses `3s`; past it the start fails naming Redis and its address (exit 1)',
+  memcacheHostPort: 'memcached nodes (this or `MEMCACHE_SRV`)',
+  memcacheSrv: 'an SRV record naming the memcached nodes',
+  memcacheSrvRefreshMs: 'SRV refresh (`0`: never)',
+  memcacheSrvDnsServer:
+    '`host:port` of the DNS server asked for `MEMCACHE_SRV` (ours; empty: the system resolver)',
+  memcacheMaxIdleConns: 'connections per memcached node',
+  shutdownDeadlineMs: 'SIGTERM: health fails first, then listeners drain',
+});

@@ -2,6 +2,7 @@
 // certificate file is reported beside every other bad setting, not instead of them.
 import {
   bool,
+  documented,
   type Env,
   type Field,
   int,
@@ -30,7 +31,7 @@ function otlpVariables(): Field<Readonly<Record<string, string>>> {
 
 const PEM = (what: string) => `a PEM file: ${what}`;
 
-export const xdsTlsTracingSpec = {
+const declarations = {
   // TLS on the gRPC listener
   grpcServerUseTls: bool('GRPC_SERVER_USE_TLS', false),
   grpcServerTlsCert: str(
@@ -90,6 +91,40 @@ export const xdsTlsTracingSpec = {
   tracingSamplingRate: num('TRACING_SAMPLING_RATE', 1, { min: 0, max: 1 }),
   otlp: otlpVariables(),
 };
+
+/** What each setting means (docs/settings/ratelimit.md, `npm run docs:settings`). */
+export const xdsTlsTracingSpec = documented(declarations, {
+  grpcServerUseTls:
+    'TLS on the gRPC listener: certificate chain and key files (PEM), re-read within a second of a change (no restart; a pair that does not load keeps the previous one)',
+  grpcServerTlsCert: 'the certificate chain of `GRPC_SERVER_USE_TLS`',
+  grpcServerTlsKey: 'its key',
+  grpcClientTlsCacert: 'set: clients must present a certificate this CA signed (handshake refused otherwise)',
+  grpcClientTlsSan:
+    'set: client certificates must carry this DNS SAN (calls refused with `UNAUTHENTICATED` otherwise)',
+  xdsNodeId: 'the node sent to the ADS server',
+  xdsNodeMetadata: "the node's metadata, `k=v,k=v`",
+  xdsServerUrl: 'the ADS server (`CONFIG_TYPE=GRPC_XDS_SOTW`)',
+  xdsServerConnectRetryIntervalMs: 'until the server first answers, retry the stream after this (±50%)',
+  xdsClientAdditionalHeaders: '`k1:v1,k2:v2` sent as gRPC metadata on the stream',
+  xdsServerUseTls: 'TLS to the ADS server (system roots without a CA file)',
+  xdsClientTlsCert: 'a client certificate towards the ADS server',
+  xdsClientTlsKey: 'its key',
+  xdsServerTlsCacert: "the CA of the ADS server's certificate",
+  xdsServerTlsSan: "the name checked on the server certificate instead of the URL's host",
+  xdsBackoffInitialMs:
+    "after the server first answered, retry after `initial·factor^n` (jittered, within `[initial, max]`; with the reference's factor 0.5 that is `initial` every time), `n` reset by every response",
+  xdsBackoffMaxMs: 'the longest of those waits',
+  xdsBackoffRandomFactor: 'the factor',
+  xdsBackoffJitter: 'jitter the waits',
+  xdsMaxMsgSizeBytes: "largest response accepted (`0`: gRPC's 4 MiB)",
+  tracingEnabled: 'OTLP spans, one per decision and one per counter-store call',
+  tracingExporterProtocol: '`http` (protobuf over HTTP) or `grpc`',
+  tracingServiceName: 'resource attribute `service.name`',
+  tracingServiceNamespace: 'resource attribute `service.namespace`',
+  tracingServiceInstanceId: 'resource attribute `service.instance.id` (empty: a random UUID v4)',
+  tracingSamplingRate: "`0`…`1`, by trace id (the caller's sampled flag does not override it)",
+  otlp: 'the standard OTLP exporter variables (`OTEL_EXPORTER_OTLP_ENDPOINT`, `_TRACES_ENDPOINT`, `_HEADERS`, `_TRACES_HEADERS`, `_TIMEOUT`, `_INSECURE`); the endpoint defaults to `http://localhost:4318` (`http`) or `http://localhost:4317` (`grpc`); `http` appends `/v1/traces` to `OTEL_EXPORTER_OTLP_ENDPOINT`',
+});
 
 export type XdsTlsTracingSettings = SettingsOf<typeof xdsTlsTracingSpec>;
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   bool,
   describeSettings,
+  documented,
   type Env,
   type Field,
   hostPorts,
@@ -520,5 +521,23 @@ describe('describeSettings', () => {
 
   it('gives no rows for an empty spec', () => {
     expect(describeSettings({})).toEqual([]);
+  });
+});
+
+describe('documented', () => {
+  it('attaches each meaning to its field and reads as before', () => {
+    const plain = { port: port('A_PORT', 80), name: str('A_NAME', 'x') };
+    const spec = documented(plain, { port: 'the port' });
+    expect(spec.port.doc).toBe('the port');
+    expect(spec.name.doc).toBeUndefined();
+    const env = { A_PORT: '81' };
+    expect(readSettings(spec, env)).toEqual(readSettings(plain, env));
+    expect(() => readSettings(spec, { A_PORT: 'no' })).toThrow('A_PORT="no" is not allowed');
+    expect(describeSettings(spec)[0]).toEqual({
+      variable: 'A_PORT',
+      default: '80',
+      allowed: 'an integer from 0 to 65535',
+      doc: 'the port',
+    });
   });
 });
