@@ -139,6 +139,12 @@ export const RATELIMIT_STEPS: readonly Step[] = [
       'ratelimit_config_version_info{version="',
     ],
   }),
+  // The keys of the README's calls may have expired since (a window of a second or a minute).
+  call("curl -s 'localhost:6070/counters?domain=rl'", { prints: [/^\{"domain":"rl","counters":\[/] }),
+  call("curl -s 'localhost:6070/counters?domain=rl&limit=1'", { prints: [/^\{"domain":"rl","counters":\[/] }),
+  call("curl -s 'localhost:6070/counters?domain=rl&key=foo=x,bar=y'", {
+    prints: [/^\{"domain":"rl","counters":\[/],
+  }),
   call("kcat -b 127.0.0.1:9092 -C -t ratelimit.config -o beginning -e -f 'key=%k %h\\n'", {
     prints: ['key=default event-type=RateLimitConfigPublished,schema-version=1'],
   }),

@@ -10,73 +10,32 @@ import type {
   Unit,
 } from '../config/index.ts';
 import { type CacheKey, cacheKey } from './cache-key.ts';
-import { type LimitPart, limitParts } from './limit-set.ts';
+import {
+  type Check,
+  type Code,
+  type CurrentLimit,
+  type Decision,
+  type DecisionRequest,
+  type DescriptorStatus,
+  type Header,
+  MAX_UINT32,
+} from './decision-types.ts';
+import { limitParts } from './limit-set.ts';
 import { nearLimitThreshold } from './near-limit.ts';
 import type { RuleStats, StatsStore } from './stats.ts';
 import { secondsUntilReset } from './window.ts';
 
-export const MAX_UINT32 = 4_294_967_295;
-
-export interface DescriptorInput extends RequestDescriptor {
-  /** The descriptor's own hits_addend when the request set it (0 included), else undefined. */
-  readonly hitsAddend: number | undefined;
-}
-
-export interface DecisionRequest {
-  readonly domain: string;
-  readonly descriptors: readonly DescriptorInput[];
-  /** The request's hits_addend; 0 counts as 1. */
-  readonly hitsAddend: number;
-}
-
-export type Code = 'OK' | 'OVER_LIMIT';
-
-export interface CurrentLimit {
-  readonly requestsPerUnit: number;
-  readonly unit: Unit;
-  readonly name: string;
-}
-
-export interface DescriptorStatus {
-  code: Code;
-  readonly currentLimit: CurrentLimit | undefined;
-  readonly limitRemaining: number;
-  readonly secondsUntilReset: number | undefined;
-}
-
-export interface Header {
-  readonly key: string;
-  readonly value: string;
-}
-
-export interface Decision {
-  readonly overallCode: Code;
-  readonly statuses: readonly DescriptorStatus[];
-  readonly headers: readonly Header[];
-  /** RESPONSE_DYNAMIC_METADATA: the response's dynamic_metadata Struct. */
-  readonly dynamicMetadata?: { readonly [key: string]: MetadataValue };
-}
-
-/** What one descriptor asks of the counter store, once its rule is known. */
-export type Check =
-  | { readonly kind: 'none' }
-  | { readonly kind: 'unlimited' }
-  | {
-      readonly kind: 'limit';
-      readonly rule: RateLimitRule;
-      readonly stats: RuleStats;
-      readonly key: CacheKey;
-      readonly addend: number;
-    }
-  /** A descriptor with several limits, or one beyond the reference's (RateLimitRule.limits). */
-  | {
-      readonly kind: 'limits';
-      readonly rule: RateLimitRule;
-      readonly stats: RuleStats;
-      /** Its limits that no matched `replaces` dropped, each with its cache key. */
-      readonly parts: readonly LimitPart[];
-      readonly addend: number;
-    };
+export type {
+  Check,
+  Code,
+  CurrentLimit,
+  Decision,
+  DecisionRequest,
+  DescriptorInput,
+  DescriptorStatus,
+  Header,
+} from './decision-types.ts';
+export { MAX_UINT32 } from './decision-types.ts';
 
 export interface DecisionOptions {
   readonly cacheKeyPrefix: string;

@@ -2,7 +2,7 @@
 // rate_limits): their cache keys, the outcome of each from what the store answered, and the one
 // status the descriptor answers: over when any limit is, describing the limit closest to its own.
 import type { LimitSpec, RateLimitRule } from '../config/index.ts';
-import type { Check, DescriptorStatus } from './decision.ts';
+import type { Check, DescriptorStatus, LimitPart } from './decision-types.ts';
 import type { LimitOutcome } from './limit-outcome.ts';
 import { resetSeconds } from './limit-outcome.ts';
 import { nearLimitThreshold } from './near-limit.ts';
@@ -12,13 +12,6 @@ import { tokenBucketOutcome } from './token-bucket.ts';
 import { secondsUntilWindowEnd, windowStartOf } from './window.ts';
 
 /** One limit of a descriptor as a request checks it. */
-export interface LimitPart {
-  readonly spec: LimitSpec;
-  /** `<prefix><domain>_<k1>_<v1>_..._<keyTag>`, fixed windows then `_<window start>`. */
-  readonly key: string;
-  /** A SECOND limit (any multiplier): kept in the per-second store when there is one. */
-  readonly perSecond: boolean;
-}
 
 /** The parts of `specs` (those not replaced) at `nowSeconds`. */
 export function limitParts(

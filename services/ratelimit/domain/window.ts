@@ -1,6 +1,6 @@
 // Fixed windows as envoyproxy/ratelimit counts them: aligned on the Unix epoch by integer
 // division of whole seconds (weeks start on a Thursday, "months" are 30-day and "years" 365-day blocks).
-import type { Unit } from '../config/index.ts';
+import type { Unit } from '../config/types.ts';
 
 export const UNIT_SECONDS: Readonly<Record<Unit, number>> = Object.freeze({
   SECOND: 1,
