@@ -75,6 +75,51 @@ export interface EarlyStoppingRungRecordedV1<Time = Date> {
   readonly promoted: boolean;
 }
 
+/** experiment-status-changed.v1.avsc: The trial controller's account of an experiment, as Katib's Experiment status: its condition with reason and message, the trials by condition and the best trial so far. Published when any of it changes. Key: experiment name (on experiment.experiments). */
+export interface ExperimentStatusChangedV1<Time = Date> {
+  /** UUID */
+  readonly event_id: string;
+  readonly occurred_at: Time;
+  readonly experiment_name: string;
+  readonly generation: number;
+  readonly condition: 'Created' | 'Running' | 'Restarting' | 'Succeeded' | 'Failed' | 'UNKNOWN';
+  /** Katib's reason: ExperimentRunning, ExperimentGoalReached, ExperimentMaxTrialsReached, ExperimentSuggestionEndReached, ExperimentFailed. */
+  readonly reason: string;
+  readonly message: string;
+  readonly trials: {
+    readonly pending: number;
+    readonly running: number;
+    readonly succeeded: number;
+    readonly failed: number;
+    readonly killed: number;
+    readonly early_stopped: number;
+    readonly metrics_unavailable: number;
+  };
+  readonly best_trial: null | {
+    readonly name: string;
+    /** The objective value by the experiment's metric strategy, as reported. */
+    readonly objective: string;
+    readonly assignments: ReadonlyArray<{
+      readonly name: string;
+      readonly value: string;
+    }>;
+  };
+}
+
+/** experiment-submitted.v1.avsc: A Katib kubeflow.org/v1beta1 Experiment accepted to run (POST /api/experiments, the experiment run command, the page): the YAML as written, read again by every trial controller. Key: experiment name (on experiment.experiments). */
+export interface ExperimentSubmittedV1<Time = Date> {
+  /** UUID */
+  readonly event_id: string;
+  readonly occurred_at: Time;
+  readonly experiment_name: string;
+  /** 1 for the first submission, one more for each accepted edit or restart. */
+  readonly generation: number;
+  /** The Experiment as the user wrote it. */
+  readonly yaml: string;
+  /** Who sent it: cli, page or http. */
+  readonly source: string;
+}
+
 /** nas-controller-state-saved.v1.avsc: The enas controller of an experiment after a GetSuggestions call, saved before the reply is sent; any instance continues from the latest one. Key: experiment name (the topic is compacted: the latest state per experiment is kept). */
 export interface NasControllerStateSavedV1<Time = Date> {
   /** UUID */
@@ -130,6 +175,24 @@ export interface RateLimitConfigPublishedV1<Time = Date> {
     /** The YAML text. */
     readonly text: string;
   }>;
+}
+
+/** runner-heartbeat.v1.avsc: A runner is alive and runs these attempts: each heartbeat renews the lease of its runs. A runner whose heartbeats stop loses them (the trial controller runs the trial again or fails it). Key: runner id (on the compacted experiment.runners). */
+export interface RunnerHeartbeatV1<Time = Date> {
+  /** UUID */
+  readonly event_id: string;
+  readonly occurred_at: Time;
+  readonly runner_id: string;
+  readonly host: string;
+  readonly pid: number;
+  /** Trials it runs at once at most; 0 for no limit. */
+  readonly slots: number;
+  readonly running: ReadonlyArray<{
+    readonly trial_name: string;
+    readonly attempt: number;
+  }>;
+  /** Its last heartbeat: it stopped and gave its runs back. */
+  readonly stopping: boolean;
 }
 
 /** suggestions-issued.v1.avsc: One GetSuggestions reply of the Suggestion service, published before the reply is sent. Key: experiment name. */
@@ -250,6 +313,85 @@ export interface SuggestionsIssuedV3<Time = Date> {
   }>;
   /** true when trials lists every trial of the request; false when it lists only those new or changed, the others being as the experiment's events before said (a reader folds them in the topic's order) */
   readonly trials_complete: boolean;
+}
+
+/** trial-assigned.v1.avsc: A run of a trial for a runner to take: the process to start and how its metrics are read. Runners share experiment.trial-assignments as one consumer group; the one that takes it publishes TrialRunChanged STARTED. The attempt is the run's fencing epoch: events of an older attempt of the trial are ignored. Key: trial name. */
+export interface TrialAssignedV1<Time = Date> {
+  /** <trial>:<attempt>:assigned */
+  readonly event_id: string;
+  readonly occurred_at: Time;
+  readonly experiment_name: string;
+  readonly trial_name: string;
+  /** 1 for the first run; one more each time it is assigned again. */
+  readonly attempt: number;
+  /** A runner that reads it later leaves it: the controller has assigned it again by then. */
+  readonly not_after: Time;
+  /** The container's command then args, substituted. */
+  readonly command: readonly string[];
+  readonly env: ReadonlyArray<{
+    readonly name: string;
+    readonly value: string;
+  }>;
+  readonly working_dir: string;
+  readonly collector: {
+    readonly kind: 'StdOut' | 'File';
+    readonly path: string;
+    readonly format: 'TEXT' | 'JSON';
+    readonly filters: readonly string[];
+  };
+  /** The objective first. */
+  readonly metric_names: readonly string[];
+  /** minimize or maximize */
+  readonly objective_type: string;
+  /** Delete the trial's observation log before it starts (a run again after a lost runner). */
+  readonly fresh_observations: boolean;
+}
+
+/** trial-run-changed.v1.avsc: What happened to one run (attempt) of a trial: a runner started it, it exited, the runner killed it or gave it back (stopping), or the trial controller cancelled the attempt. Key: trial name. */
+export interface TrialRunChangedV1<Time = Date> {
+  /** <trial>:<attempt>:<phase> */
+  readonly event_id: string;
+  readonly occurred_at: Time;
+  readonly experiment_name: string;
+  readonly trial_name: string;
+  readonly attempt: number;
+  /** Empty when the controller wrote it. */
+  readonly runner_id: string;
+  readonly host: string;
+  readonly phase: 'STARTED' | 'EXITED' | 'KILLED' | 'RELEASED' | 'CANCELLED' | 'UNKNOWN';
+  /** EXITED: the process's exit code, null when a signal ended it. */
+  readonly exit_code: null | number;
+  /** EXITED: the signal that ended it, else empty. */
+  readonly signal: string;
+  /** Whether the objective metric was read from the trial's output. */
+  readonly objective_reported: boolean;
+  /** The last lines the process wrote to stderr. */
+  readonly stderr_tail: string;
+  /** Why (a kill's or cancellation's reason, a start that failed). */
+  readonly message: string;
+}
+
+/** trials-created.v1.avsc: The trial controller made trials from one GetSuggestions reply: their names and parameters, and the algorithm settings the reply left (hyperband keeps its state there), which the next request carries. Key: experiment name (on experiment.experiments). */
+export interface TrialsCreatedV1<Time = Date> {
+  /** UUID */
+  readonly event_id: string;
+  readonly occurred_at: Time;
+  readonly experiment_name: string;
+  readonly generation: number;
+  /** Suggestions asked for so far, these included. */
+  readonly total_request_number: number;
+  readonly trials: ReadonlyArray<{
+    readonly name: string;
+    readonly assignments: ReadonlyArray<{
+      readonly name: string;
+      readonly value: string;
+    }>;
+    readonly labels: Readonly<Record<string, string>>;
+  }>;
+  readonly algorithm_settings: ReadonlyArray<{
+    readonly name: string;
+    readonly value: string;
+  }>;
 }
 
 /** trial-status-changed.v1.avsc: A trial's condition changed (EarlyStopping.SetTrialStatus, or the early-stopping worker stopping it). Key: trial name. */
@@ -434,11 +576,17 @@ export interface UpgradeProgressV3<Time = Date> {
 export interface EventPayloads<Time = Date> {
   EarlyStoppingRulesIssued: EarlyStoppingRulesIssuedV2<Time>;
   EarlyStoppingRungRecorded: EarlyStoppingRungRecordedV1<Time>;
+  ExperimentStatusChanged: ExperimentStatusChangedV1<Time>;
+  ExperimentSubmitted: ExperimentSubmittedV1<Time>;
   NasControllerStateSaved: NasControllerStateSavedV1<Time>;
   ObservationLogDeleted: ObservationLogDeletedV1<Time>;
   ObservationLogReported: ObservationLogReportedV1<Time>;
   RateLimitConfigPublished: RateLimitConfigPublishedV1<Time>;
+  RunnerHeartbeat: RunnerHeartbeatV1<Time>;
   SuggestionsIssued: SuggestionsIssuedV3<Time>;
+  TrialAssigned: TrialAssignedV1<Time>;
+  TrialRunChanged: TrialRunChangedV1<Time>;
+  TrialsCreated: TrialsCreatedV1<Time>;
   TrialStatusChanged: TrialStatusChangedV1<Time>;
   UpgradeProgress: UpgradeProgressV3<Time>;
 }

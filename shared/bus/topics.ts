@@ -32,6 +32,14 @@ export const TOPICS = Object.freeze({
     cleanupPolicy: 'compact',
     maxMessageBytes: 16 * MIB,
   }),
+  /** Experiments to run and the trial controller's account of them: owned by partition (experiment key). */
+  experiments: topic('experiment.experiments', 3),
+  /** Runs of trials for the runners (one consumer group); key trial. */
+  trialAssignments: topic('experiment.trial-assignments', 6),
+  /** What became of each run (runners and the controller); key trial. */
+  trialRuns: topic('experiment.trial-runs', 6),
+  /** The latest heartbeat of each runner: its lease on the runs it holds. */
+  runners: topic('experiment.runners', 3, { cleanupPolicy: 'compact' }),
   ratelimitConfig: topic('ratelimit.config', 1, { cleanupPolicy: 'compact', maxMessageBytes: 8 * MIB }),
   upgradeProgress: topic('kv.upgrade-progress', 1),
 });
