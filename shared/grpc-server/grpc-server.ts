@@ -11,7 +11,7 @@ import { createServer as createTlsServer, type SecureContextOptions, type TlsOpt
 import { unavailable } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { RpcService, StreamMethod, UnaryMethod } from '../rpc/contract.ts';
-import { DecodeError, failureOf } from '../rpc/failure.ts';
+import { decodeFailure, failureOf } from '../rpc/failure.ts';
 import { StreamCallContext } from './call-context.ts';
 import { H2Connection } from './h2-connection.ts';
 import type { H2Output, StreamHandler } from './h2-output.ts';
@@ -142,7 +142,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
       try {
         request = method.decode(message);
       } catch (error) {
-        return fail(connection, stream, failure(new DecodeError(error), stream));
+        return fail(connection, stream, failure(decodeFailure(error), stream));
       }
       connection.running += 1;
       method.handle(request, new StreamCallContext(path, stream)).then(
@@ -197,7 +197,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
     try {
       request = method.decode(message);
     } catch (error) {
-      fail(connection, stream, failure(new DecodeError(error), stream));
+      fail(connection, stream, failure(decodeFailure(error), stream));
       return;
     }
     clearTimeout(stream.timer);

@@ -24,6 +24,15 @@ export class DecodeError extends AppError {
   }
 }
 
+/**
+ * What a request that could not be decoded is answered: a codec's own AppError (a field checked as
+ * it is read, e.g. INVALID_ARGUMENT for an override unit) as it is, anything else as gRPC's
+ * "Error parsing request" (INTERNAL).
+ */
+export function decodeFailure(error: unknown): AppError {
+  return error instanceof AppError ? error : new DecodeError(error);
+}
+
 /** Where a failure happened, for its log line. */
 export interface FailureSite {
   /** The method (`Service.Method`) or route. */
