@@ -89,7 +89,9 @@ export function openSqliteObservationStore(options: SqliteObservationStoreOption
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     db = new DatabaseSync(file);
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
-    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
+    // temp_store: statement journals and sorts in memory, not in a temporary folder a container
+    // with a read-only root file system does not have (SQLite answers "disk I/O error" there).
+    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;');
     const opened = db;
     migrate(db, (version) => {
       if (version === CURVE_TABLES_VERSION) sqliteCurveTables(opened).fill();
