@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { int, list, readSettings, str } from '../shared/settings.ts';
 import { type ExperimentServer, startExperimentServer } from '../test/helpers/experiment-server.ts';
+import { coldStart } from '../test/helpers/faults/cold-start.ts';
 import {
   CALLS_NEEDING_KAFKA,
   hangEveryBroker,
@@ -39,6 +40,7 @@ const SCENARIOS = [
   'postgres-lost',
   'redis-stopped',
   'config-feed',
+  'cold-start',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -49,6 +51,7 @@ const settings = readSettings(
       valid: (name) => SCENARIOS.includes(name as Scenario),
     }),
     rounds: int('BENCH_ROUNDS', 1, { min: 1, max: 10 }),
+    coldStarts: int('BENCH_COLD_STARTS', 20, { min: 1, max: 100 }),
     kafkaBrokers: str('KAFKA_BROKERS', '127.0.0.1:29092'),
     postgresUrl: str('POSTGRES_URL', 'postgres://backbone:backbone@127.0.0.1:25432/backbone'),
     redisUrl: str('REDIS_URL', '127.0.0.1:26379'),
@@ -235,12 +238,51 @@ function printTable(): void {
 }
 
 let cluster: KafkaCluster | undefined;
+/**
+ * The experiment service started beside a broker that has never seen it, BENCH_COLD_STARTS times
+ * (issue 39's goal: 20 of 20 reach SERVING by themselves, and a report is read back).
+ */
+async function coldStarts(): Promise<void> {
+  const s = 'cold start beside a new broker';
+  let serving = 0;
+  let readBack = 0;
+  const retried = new Map<string, number>();
+  for (let i = 1; i <= settings.coldStarts; i++) {
+    const run = await coldStart();
+    note(
+      `cold start ${i}: ${run.serving ? `SERVING after ${Math.round(run.servingMs)} ms` : `never SERVING: ${run.output.slice(-300)}`}; tried again: ${run.retried.join(', ') || 'nothing'}`,
+    );
+    if (run.serving) {
+      serving++;
+      record(s, 'SERVING after the start', run.servingMs);
+    }
+    if (run.reportReadBack) readBack++;
+    for (const what of new Set(run.retried)) retried.set(what, (retried.get(what) ?? 0) + 1);
+  }
+  record(
+    s,
+    `starts that never reached SERVING (of ${settings.coldStarts})`,
+    settings.coldStarts - serving,
+    0,
+    '',
+  );
+  record(
+    s,
+    `starts whose report was not read back (of ${settings.coldStarts})`,
+    settings.coldStarts - readBack,
+    0,
+    '',
+  );
+  for (const [what, count] of retried) record(s, `starts that tried ${what} again`, count, undefined, '');
+}
+
 try {
   if (needsCluster) cluster = startKafkaCluster();
   for (let round = 1; round <= settings.rounds; round++) {
     note(`round ${round} of ${settings.rounds}`);
     if (cluster) await onCluster(cluster);
     await onSingleServers();
+    if (wanted('cold-start')) await coldStarts();
   }
   printTable();
 } finally {
