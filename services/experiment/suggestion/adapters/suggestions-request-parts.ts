@@ -1,0 +1,102 @@
+// The pieces of Katib's messages that GetSuggestionsRequest's experiment and trials share, read
+// from their bytes as suggestions-request.ts reads the whole (field numbers as api.proto declares
+// them; the differential tests against protobufjs, which loads proto/, hold them to it).
+import type { _api_v1_beta1_ExperimentSpec_ParameterSpecs__Output as ExperimentParameterSpecs } from '../../../../proto/gen/api/v1/beta1/ExperimentSpec.ts';
+import type { FeasibleSpace__Output } from '../../../../proto/gen/api/v1/beta1/FeasibleSpace.ts';
+import type { ObjectiveSpec__Output } from '../../../../proto/gen/api/v1/beta1/ObjectiveSpec.ts';
+import type { ParameterSpec__Output } from '../../../../proto/gen/api/v1/beta1/ParameterSpec.ts';
+import type { WireReader } from './protobuf-wire.ts';
+
+/** Enum names by number, as api.proto declares them (the trial conditions are katib-space's). */
+const PARAMETER_TYPES = ['UNKNOWN_TYPE', 'DOUBLE', 'INT', 'DISCRETE', 'CATEGORICAL'] as const;
+const DISTRIBUTIONS = ['DISTRIBUTION_UNSPECIFIED', 'UNIFORM', 'LOG_UNIFORM', 'NORMAL', 'LOG_NORMAL'] as const;
+const OBJECTIVE_TYPES = ['UNKNOWN', 'MINIMIZE', 'MAXIMIZE'] as const;
+
+/**
+ * An enum's name; a number without one stays the number, as protobufjs's toObject leaves it (the
+ * generated types do not say so, for either decoder).
+ */
+export function enumName<Name extends string>(names: readonly Name[], value: number): Name {
+  return (names[value] ?? value) as Name;
+}
+
+/** AlgorithmSetting, EarlyStoppingSetting, ParameterAssignment and Metric: one layout. */
+export function readNameValue(r: WireReader, end: number): { name: string; value: string } {
+  let name = '';
+  let value = '';
+  while (r.at < end) {
+    const tag = r.tag(end);
+    const field = tag >>> 3;
+    if (field === 1) name = r.string(tag, end);
+    else if (field === 2) value = r.string(tag, end);
+    else r.skip(tag, end);
+  }
+  return { name, value };
+}
+export function readObjective(r: WireReader, end: number): ObjectiveSpec__Output {
+  const additionalMetricNames: string[] = [];
+  let type = 0;
+  let goal = 0;
+  let metricName = '';
+  while (r.at < end) {
+    const tag = r.tag(end);
+    const field = tag >>> 3;
+    if (field === 1) type = r.int32(tag, end);
+    else if (field === 2) goal = r.double(tag, end);
+    else if (field === 3) metricName = r.string(tag, end);
+    else if (field === 4) additionalMetricNames.push(r.string(tag, end));
+    else r.skip(tag, end);
+  }
+  return {
+    additional_metric_names: additionalMetricNames,
+    type: enumName(OBJECTIVE_TYPES, type),
+    goal,
+    objective_metric_name: metricName,
+  };
+}
+/** ExperimentSpec.ParameterSpecs and Operation.ParameterSpecs, one layout. */
+export function readParameterSpecs(r: WireReader, end: number): ExperimentParameterSpecs {
+  const parameters: ParameterSpec__Output[] = [];
+  while (r.at < end) {
+    const tag = r.tag(end);
+    if (tag >>> 3 === 1) parameters.push(readParameterSpec(r, r.messageEnd(tag, end)));
+    else r.skip(tag, end);
+  }
+  return { parameters };
+}
+function readParameterSpec(r: WireReader, end: number): ParameterSpec__Output {
+  let name = '';
+  let parameterType = 0;
+  let feasibleSpace: FeasibleSpace__Output | null = null;
+  while (r.at < end) {
+    const tag = r.tag(end);
+    const field = tag >>> 3;
+    if (field === 1) name = r.string(tag, end);
+    else if (field === 2) parameterType = r.int32(tag, end);
+    else if (field === 3) feasibleSpace = readFeasibleSpace(r, r.messageEnd(tag, end));
+    else r.skip(tag, end);
+  }
+  return {
+    name,
+    parameter_type: enumName(PARAMETER_TYPES, parameterType),
+    feasible_space: feasibleSpace,
+  };
+}
+function readFeasibleSpace(r: WireReader, end: number): FeasibleSpace__Output {
+  const list: string[] = [];
+  let max = '';
+  let min = '';
+  let step = '';
+  let distribution = 0;
+  while (r.at < end) {
+    const tag = r.tag(end);
+    const field = tag >>> 3;
+    if (field === 1) max = r.string(tag, end);
+    else if (field === 2) min = r.string(tag, end);
+    else if (field === 3) list.push(r.string(tag, end));
+    else if (field === 4) step = r.string(tag, end);
+    else if (field === 5) distribution = r.int32(tag, end);
+    else r.skip(tag, end);
+  }
+  return { list, max, min, step, distribution: enumName(DISTRIBUTIONS, distribution) };
+}
