@@ -116,6 +116,8 @@ describe('kvupgrade paths on a real 3-member cluster: patch, 3.5 -> 3.6, online 
     const report = await writer.stop();
     expect(back.code, `${back.stdout}\n${back.stderr}`).toBe(0);
     expect(back.stdout).toMatch(/cluster etcd-\w+: downgraded\n$/);
+    // The job is ended before rollback returns: an upgrade right after must not find it on.
+    expect(back.stdout).toMatch(/downgrade-job-ended.*every member runs 3\.5: the downgrade job is over/);
     expect(await versions(cluster)).toEqual(Array(3).fill({ server: '3.5.35', cluster: '3.5.0' }));
     expect(report.failed).toEqual([]);
     for (const m of cluster.members) {

@@ -116,6 +116,36 @@ async function downgradeMember(ctx: StepContext, state: UpgradeState, name: stri
   });
 }
 
+/**
+ * Ends etcd's downgrade job once every member runs the older minor. The leader ends it by itself,
+ * but only at its next check (every 5 s in 3.5), and while the job is on the cluster version cannot
+ * rise: an upgrade started in that window waited in vain for it (seen in CI). Cancelling a job the
+ * leader already ended is refused with "no inflight downgrade job": the same outcome.
+ */
+async function endDowngradeJob(ctx: StepContext, state: UpgradeState, minor: string): Promise<void> {
+  const { deps } = ctx;
+  // A leader that has just started may not answer at once: retriable failures are tried again.
+  const deadline = deps.clock.now() + gateTimeoutMs(deps);
+  let ended: string | undefined;
+  while (ended === undefined) {
+    const leader = await findLeader(deps);
+    ended = await (leader
+      ? deps.etcd.downgrade(leader.clientUrl, 'cancel', minor).then(() => 'cancelled it')
+      : Promise.reject(unavailable('no single leader found to end the downgrade job through'))
+    ).catch((error: unknown) => {
+      if (error instanceof AppError && /no inflight downgrade job/.test(error.message))
+        return 'the leader had ended it';
+      if (deps.clock.now() >= deadline || !(error instanceof AppError && error.retriable)) throw error;
+      return undefined;
+    });
+    if (ended === undefined) await deps.sleep(deps.spec.options.pollIntervalMs);
+  }
+  await ctx.recorder.note(state, {
+    step: 'downgrade-job-ended',
+    message: `every member runs ${minor}: the downgrade job is over (${ended})`,
+  });
+}
+
 /** The whole downgrade, from wherever a session before this one left it. */
 export async function downgrade(ctx: StepContext, state: UpgradeState): Promise<UpgradeState> {
   const started = ctx.deps.clock.now();
@@ -125,6 +155,7 @@ export async function downgrade(ctx: StepContext, state: UpgradeState): Promise<
   const { minor } = hopSource(ctx.deps.spec, current);
   for (const member of ctx.deps.spec.members)
     await waitMemberHealthy(ctx.deps, member, minor, gateTimeoutMs(ctx.deps));
+  await endDowngradeJob(ctx, current, minor);
   return ctx.recorder.commit(current, {
     type: 'downgrade-finished',
     elapsedMs: ctx.deps.clock.now() - started,
