@@ -2,14 +2,8 @@
 // functions: which limits a request checks, the status a counter value gives, and the overall
 // answer. Time comes in as Unix seconds; counters come from the store through the caller.
 import { AppError } from '../../../shared/errors.ts';
-import type {
-  MetadataValue,
-  RateLimitConfig,
-  RateLimitRule,
-  RequestDescriptor,
-  Unit,
-} from '../config/index.ts';
-import { type CacheKey, cacheKey } from './cache-key.ts';
+import type { RateLimitConfig, RateLimitRule } from '../config/index.ts';
+import { cacheKey } from './cache-key.ts';
 import {
   type Check,
   type Code,
@@ -22,7 +16,7 @@ import {
 } from './decision-types.ts';
 import { limitParts } from './limit-set.ts';
 import { nearLimitThreshold } from './near-limit.ts';
-import type { RuleStats, StatsStore } from './stats.ts';
+import type { StatsStore } from './stats.ts';
 import { secondsUntilReset } from './window.ts';
 
 export type {
