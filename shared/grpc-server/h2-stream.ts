@@ -125,9 +125,14 @@ export function checkTrailers(decoded: HpackDecoder): string | undefined {
   return undefined;
 }
 
+/** Whether a regular (not pseudo-) field name is one a request may carry: a lowercase token. */
+export function isRegularFieldName(name: string): boolean {
+  return TOKEN.test(name);
+}
+
 function fieldProblem(name: string, value: string): string | undefined {
   if (holdsForbiddenInValue(value)) return `the value of ${name} holds a control character`;
-  if (!TOKEN.test(name)) return `header name ${JSON.stringify(name)} is not a lowercase token`;
+  if (!isRegularFieldName(name)) return `header name ${JSON.stringify(name)} is not a lowercase token`;
   if (CONNECTION_SPECIFIC.has(name)) return `connection-specific header ${name}`;
   if (name === 'te' && value !== 'trailers') return 'te other than trailers';
   if (name === 'content-length' && !/^\d{1,15}$/.test(value)) return 'content-length is not a number';

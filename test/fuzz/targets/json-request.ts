@@ -4,22 +4,13 @@
 // absent), encoded by protobufjs and decoded by proto-loader into the gRPC path's request. Whenever
 // ours reads a body, it reads that request; ours is stricter than protobufjs's fromObject (a number
 // for a string is an error), so an error on ours alone is not a finding.
-import { loadSync } from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
-import { RLS_PROTO } from '../../../services/ratelimit/adapters/grpc/rls-method.ts';
 import { parseJsonRequest } from '../../../services/ratelimit/adapters/http/json-codec.ts';
-import { PROTO_LOADER_OPTIONS, PROTO_ROOT } from '../../../shared/grpc.ts';
 import { canonical, check, type FuzzTarget, integer, mutate, pick, type Rng, text } from '../fuzz-core.ts';
-import { messageType } from '../protobuf-random.ts';
+import { rlsMethod, rlsRequestType } from './rls-oracle.ts';
 
-const definition = loadSync(`${PROTO_ROOT}/${RLS_PROTO}`, {
-  ...PROTO_LOADER_OPTIONS,
-  includeDirs: [PROTO_ROOT],
-});
-const method = (
-  definition['envoy.service.ratelimit.v3.RateLimitService'] as unknown as Record<string, unknown>
-).ShouldRateLimit as { requestDeserialize(bytes: Buffer): unknown };
-const requestType = messageType(RLS_PROTO, 'envoy.service.ratelimit.v3.RateLimitRequest');
+const method = rlsMethod;
+const requestType = rlsRequestType;
 
 const UNITS = ['UNKNOWN', 'SECOND', 'MINUTE', 'HOUR', 'DAY', 'MONTH', 'YEAR'];
 const name = (rng: Rng, proto: string, json: string): string => (rng.int(2) === 0 ? proto : json);

@@ -4,23 +4,15 @@
 // Two kinds of input are not compared, where protobufjs departs from the encoding (and from Go's
 // protobuf, which envoyproxy/ratelimit uses): a known field with another wire type, and over-long
 // 32-bit varints (protobufjsMisreads says which).
-import { loadSync } from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
 import { decodeRateLimitRequest } from '../../../services/ratelimit/adapters/grpc/rls-codec.ts';
-import { RLS_PROTO } from '../../../services/ratelimit/adapters/grpc/rls-method.ts';
 import { fromWireRequest, type WireRequest } from '../../../services/ratelimit/adapters/grpc/wire.ts';
-import { PROTO_LOADER_OPTIONS, PROTO_ROOT } from '../../../shared/grpc.ts';
 import { canonical, check, type FuzzTarget, outcome } from '../fuzz-core.ts';
-import { messageType, randomMessage } from '../protobuf-random.ts';
+import { randomMessage } from '../protobuf-random.ts';
+import { rlsMethod, rlsRequestType } from './rls-oracle.ts';
 
-const definition = loadSync(`${PROTO_ROOT}/${RLS_PROTO}`, {
-  ...PROTO_LOADER_OPTIONS,
-  includeDirs: [PROTO_ROOT],
-});
-const method = (
-  definition['envoy.service.ratelimit.v3.RateLimitService'] as unknown as Record<string, unknown>
-).ShouldRateLimit as { requestDeserialize(bytes: Buffer): unknown };
-const requestType = messageType(RLS_PROTO, 'envoy.service.ratelimit.v3.RateLimitRequest');
+const method = rlsMethod;
+const requestType = rlsRequestType;
 
 const wireTypeOf = (field: protobuf.Field): number => {
   if (field.resolvedType instanceof protobuf.Type || field.map) return 2;

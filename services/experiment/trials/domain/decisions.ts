@@ -7,37 +7,20 @@ import type { TrialCondition } from './lifecycle.ts';
 
 type Out<T extends keyof EventPayloads> = EventPayloads<number>[T];
 
+/** One event to publish: its topic, its type and a payload of that type. */
+interface EmittedOn<Topic extends string, Type extends keyof EventPayloads> {
+  readonly topic: Topic;
+  readonly eventType: Type;
+  readonly key: string;
+  readonly payload: Out<Type>;
+}
+
 export type Emitted =
-  | {
-      readonly topic: 'experiments';
-      readonly eventType: 'ExperimentStatusChanged';
-      readonly key: string;
-      readonly payload: Out<'ExperimentStatusChanged'>;
-    }
-  | {
-      readonly topic: 'experiments';
-      readonly eventType: 'TrialsCreated';
-      readonly key: string;
-      readonly payload: Out<'TrialsCreated'>;
-    }
-  | {
-      readonly topic: 'trialAssignments';
-      readonly eventType: 'TrialAssigned';
-      readonly key: string;
-      readonly payload: Out<'TrialAssigned'>;
-    }
-  | {
-      readonly topic: 'trialRuns';
-      readonly eventType: 'TrialRunChanged';
-      readonly key: string;
-      readonly payload: Out<'TrialRunChanged'>;
-    }
-  | {
-      readonly topic: 'trialStatus';
-      readonly eventType: 'TrialStatusChanged';
-      readonly key: string;
-      readonly payload: Out<'TrialStatusChanged'>;
-    };
+  | EmittedOn<'experiments', 'ExperimentStatusChanged'>
+  | EmittedOn<'experiments', 'TrialsCreated'>
+  | EmittedOn<'trialAssignments', 'TrialAssigned'>
+  | EmittedOn<'trialRuns', 'TrialRunChanged'>
+  | EmittedOn<'trialStatus', 'TrialStatusChanged'>;
 
 export type Decision =
   | { readonly kind: 'emit'; readonly event: Emitted }
