@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -74,6 +74,7 @@ const ready = (page: Page, prefix: string) =>
 describe('the web page, with a Python grpcio client running an experiment', () => {
   it('lists the trials live, marks the stopped one, and draws its curve with the rule line', async () => {
     const experiment = uniqueName('web-exp');
+    const gate = join(dir, `${experiment}.gate`);
     const client = run(
       '/usr/bin/python3',
       [
@@ -83,10 +84,12 @@ describe('the web page, with a Python grpcio client running an experiment', () =
         experiment,
         String(TRIALS),
         String(BAD),
+        gate,
       ],
-      { timeout: 120_000 },
+      { timeout: 180_000 },
     );
-    // The page is opened as soon as the experiment exists, so later trials must arrive live.
+    // The page is opened as soon as the experiment exists; the client holds the other trials back until
+    // the page has shown its first count (the gate file), so they must arrive live.
     await waitFor(
       'the experiment in the read model',
       async () => (await fetch(`${base}/api/experiments/${experiment}`)).ok,
@@ -98,6 +101,7 @@ describe('the web page, with a Python grpcio client running an experiment', () =
     await page.goto(`${base}/#/experiment/${experiment}`);
     await ready(page, 'experiment/');
     const firstCount = Number(await page.$eval('#trial-count', (e) => e.textContent));
+    writeFileSync(gate, '');
     const result = JSON.parse((await client).stdout) as { trials: string[]; rules: unknown[]; bad: string };
     expect(result.trials).toHaveLength(TRIALS);
     expect(result.rules).toEqual([

@@ -1,16 +1,19 @@
 """A small Katib experiment driven by Debian's python3-grpcio, as Katib's controller and metrics
 collector would: tpe over two parameters, medianstop early stopping.
 
-Usage: experiment_client.py STUBS_DIR HOST:PORT EXPERIMENT TRIALS BAD_TRIAL
+Usage: experiment_client.py STUBS_DIR HOST:PORT EXPERIMENT TRIALS BAD_TRIAL [GATE_FILE]
 STUBS_DIR holds api/v1beta1/api_pb2*.py from test/interop/compile_proto.sh. For each of TRIALS trials
 it asks GetSuggestions (with every earlier trial, its assignments, condition and objective), names
 the trial EXPERIMENT-trial-K, and once two trials succeeded asks GetEarlyStoppingRules listing the new
 trial as RUNNING; then it reports the trial's accuracy, one value per step. Trial BAD_TRIAL learns
 badly, so the early-stopping worker stops it; the others succeed. A last GetSuggestions carries every
 trial. Prints {"trials": [...], "rules": [...], "bad": name} as JSON on stdout.
+With GATE_FILE, it waits after the first trial until that file exists, so a watcher can be sure to
+have looked before the other trials arrive (however slow the machine).
 """
 
 import json
+import os
 import sys
 import time
 from datetime import datetime, timedelta, timezone
@@ -20,11 +23,13 @@ import grpc
 stubs_dir, address, experiment, trial_total, bad_index = sys.argv[1:6]
 trial_total = int(trial_total)
 bad_index = int(bad_index)
+gate_file = sys.argv[6] if len(sys.argv) > 6 else None
 sys.path.insert(0, stubs_dir)
 
 from api.v1beta1 import api_pb2, api_pb2_grpc  # noqa: E402
 
 TIMEOUT = 60
+GATE_TIMEOUT = 90
 STEPS = 6
 COND = api_pb2.TrialStatus.TrialConditionType
 
@@ -81,6 +86,14 @@ def curve(index, lr):
     """Accuracy per step: later trials learn better (so they beat the median), BAD_TRIAL learns little."""
     top = 0.12 if index == bad_index else 0.55 + 0.05 * index + 0.5 * lr
     return [round(top * (1 - 0.5 ** (step + 1)), 4) for step in range(STEPS)]
+
+
+def wait_for_gate(path):
+    deadline = time.monotonic() + GATE_TIMEOUT
+    while not os.path.exists(path):
+        if time.monotonic() > deadline:
+            sys.exit(f"experiment_client: {path} did not appear within {GATE_TIMEOUT} s")
+        time.sleep(0.05)
 
 
 def main():
@@ -140,6 +153,8 @@ def main():
             # Only the early-stopping worker stops a trial: the client never claims it, so a page that
             # shows BAD_TRIAL stopped shows the worker's decision.
             trial["condition"] = "RUNNING" if k == bad_index else "SUCCEEDED"
+            if k == 0 and gate_file:
+                wait_for_gate(gate_file)
         # The controller asks again once a trial finishes: this request names every trial with its parameters.
         suggestion.GetSuggestions(
             api_pb2.GetSuggestionsRequest(
