@@ -20,10 +20,13 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/integration/global-setup.ts'],
+          setupFiles: ['test/integration/hold-exclusive.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          // One broker on a 2-core machine: files run one after another.
-          fileParallelism: false,
+          // Two files at a time: most of a file's time is spent waiting on servers (group joins,
+          // session timeouts, etcd elections), so two share the 2-core machine well. Files that
+          // share what there is one of hold its lock (test/integration/exclusive-files.ts).
+          maxWorkers: 2,
         },
       },
     ],

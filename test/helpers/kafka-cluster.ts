@@ -33,6 +33,7 @@ export interface KafkaCluster {
   close(): Promise<void>;
 }
 
+/** Starts the cluster (a test file using it holds its lock: test/integration/exclusive-files.ts). */
 export function startKafkaCluster(): KafkaCluster {
   const started = spawnSync('bash', [INFRA, 'up', 'kafka-cluster'], {
     stdio: ['ignore', 'inherit', 'inherit'],
