@@ -1,15 +1,16 @@
-// The wire-level half of the hand-written protobuf reader in suggestions-request.ts: a cursor over
-// a request's bytes that reads tags, int32s, doubles and strings as protobufjs 7 reads them from
-// a Buffer, skips unknown fields as it does, and throws STEP_ASIDE at anything it would read
-// differently or that is malformed (a known field with another wire type, a group, anything
-// running past its message, a tag or length beyond 31 bits), so that the method's own
-// deserializer reads those bytes, or fails on them with grpc-js's own error.
+// The protobuf reader of the hot paths (GetSuggestionsRequest, ReportObservationLogRequest): a
+// cursor over a request's bytes that reads tags, int32s, doubles and strings as protobufjs 7 reads
+// them from a Buffer, skips unknown fields as it does, and throws STEP_ASIDE at anything it would
+// read differently or that is malformed (a known field with another wire type, a group, anything
+// running past its message, a tag or length beyond 31 bits), so that the method's own deserializer
+// reads those bytes, or fails on them with grpc-js's own error. (wire.ts's ProtobufReader is the
+// strict one: it fails on malformed bytes itself.)
+import { WIRE } from './wire.ts';
 
-/** Wire types. Groups (3, 4) are left aside. */
-const VARINT = 0;
-const I64 = 1;
-const LEN = 2;
-const I32 = 5;
+const VARINT = WIRE.varint;
+const I64 = WIRE.fixed64;
+const LEN = WIRE.bytes;
+const I32 = WIRE.fixed32;
 
 /** The reader leaves the bytes to the generic decoder. One instance: no stack trace per use. */
 class StepAside extends Error {}
@@ -21,7 +22,7 @@ interface BufferSlices {
   utf8Slice(start: number, end: number): string;
 }
 
-export class WireReader {
+export class StepAsideReader {
   private readonly bytes: Buffer & BufferSlices;
   /** Position of the next byte to read. */
   at = 0;
@@ -149,6 +150,15 @@ export class WireReader {
     if (high >= 0x80 || stop > this.regionEnd) return bytes.utf8Slice(start, stop);
     this.regionText ??= bytes.latin1Slice(this.regionStart, this.regionEnd);
     return this.regionText.substring(start - this.regionStart, stop - this.regionStart);
+  }
+
+  /** Passes over a string field without decoding it: returns where its bytes start (they end at `at`). */
+  passString(tag: number, end: number): number {
+    if ((tag & 7) !== LEN) throw STEP_ASIDE;
+    const stop = this.lengthEnd(end);
+    const start = this.at;
+    this.at = stop;
+    return start;
   }
 
   /** The end of the length-delimited message starting at `at`. */

@@ -113,6 +113,28 @@ export class ProtobufReader {
 
 const TEXT = new TextDecoder('utf-8');
 
+/** A field's tag as one byte, for writers that write it so (field numbers 1 to 15). */
+export function oneByteTag(field: number, wireType: number): number {
+  const tag = field * 8 + wireType;
+  if (field < 1 || tag > 0x7f) throw new Error(`field ${field}: its tag takes more than one byte`);
+  return tag;
+}
+
+/** How many bytes `value` (below 2^32) takes as a varint. */
+export const varint32Size = (value: number): number =>
+  value < 0x80 ? 1 : value < 0x4000 ? 2 : value < 0x200000 ? 3 : value < 0x10000000 ? 4 : 5;
+
+/** Writes `value` (below 2^32) as a varint at `at`; returns where the next byte goes. */
+export function writeVarint32(buffer: Uint8Array, at: number, value: number): number {
+  let rest = value;
+  while (rest >= 0x80) {
+    buffer[at++] = (rest & 0x7f) | 0x80;
+    rest >>>= 7;
+  }
+  buffer[at++] = rest;
+  return at;
+}
+
 /** How many bytes `value` (a non-negative integer below 2^53) takes as a varint. */
 export function varintSize(value: number): number {
   let size = 1;

@@ -6,8 +6,8 @@
 // bytes, the fast path must not answer.
 import { encodeReportedEvent } from '../../../services/experiment/dbmanager/adapters/report-event.ts';
 import {
+  HAS_METRIC,
   LOG_SLOTS,
-  METRIC,
   NAME,
   type ParsedReport,
   parseReport,
@@ -67,7 +67,7 @@ function asGeneric(parsed: ParsedReport): GenericReport {
     metricLogs.metric_logs.push({
       time_stamp: slice(bytes, logs[slot + TIME]!, logs[slot + TIME + 1]!),
       metric:
-        logs[slot + METRIC] === 1
+        logs[slot + HAS_METRIC] === 1
           ? {
               name: slice(bytes, logs[slot + NAME]!, logs[slot + NAME + 1]!),
               value: slice(bytes, logs[slot + VALUE]!, logs[slot + VALUE + 1]!),
@@ -99,7 +99,7 @@ const known = (request: GenericReport): GenericReport => ({
 export function compareReport(bytes: Buffer): string | undefined {
   const expected = outcome(() => generic(bytes) as GenericReport);
   const parsed = parseReport(bytes, { buffer: new Int32Array(8 * LOG_SLOTS) }, generic);
-  if (typeof parsed === 'number') return undefined; // stepped aside: the generic decoder reads it
+  if (parsed === undefined) return undefined; // stepped aside: the generic decoder reads it
   if (!expected.ok)
     return `the fast reader took bytes protobufjs refuses (${(expected.error as Error).message})`;
   const fields = canonical(asGeneric(parsed));

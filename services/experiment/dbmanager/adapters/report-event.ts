@@ -6,7 +6,7 @@
 // not UTF-8) it answers undefined and the caller takes the generic path, which says what is wrong.
 import { isUtf8 } from 'node:buffer';
 import { normalizeRfc3339 } from '../../../../shared/rfc3339.ts';
-import { LOG_SLOTS, METRIC, NAME, type ParsedReport, TIME, VALUE } from './report-request.ts';
+import { HAS_METRIC, LOG_SLOTS, NAME, type ParsedReport, TIME, VALUE } from './report-request.ts';
 
 /**
  * The version of schemas/observation-log-reported.v*.avsc this file writes: its fields in order
@@ -123,7 +123,7 @@ export function encodeReportedEvent(
   let size = header.length + 1 + ids.eventId.length + longSize(ids.now) + longSize(trialLength) + trialLength;
   size += longSize(count) + 1;
   for (let slot = 0; slot < count * LOG_SLOTS; slot += LOG_SLOTS) {
-    if (logs[slot + TIME]! < 0 || logs[slot + METRIC] !== 1) return;
+    if (logs[slot + TIME]! < 0 || logs[slot + HAS_METRIC] !== 1) return;
     const nameStart = logs[slot + NAME]!;
     const nameEnd = logs[slot + NAME + 1]!;
     if (nameStart < 0 || nameEnd === nameStart || !plainText(bytes, nameStart, nameEnd)) return;

@@ -2,12 +2,24 @@
 // the fast path of the report (see report-event.ts). Anything this reader does not handle exactly as
 // protobufjs would (a field twice, a group, a known field of another wire type) is handed to the
 // method's own deserializer, and malformed bytes fail there, with grpc-js's own error.
-//
-//   ReportObservationLogRequest { string trial_name = 1; ObservationLog observation_log = 2; }
-//   ObservationLog              { repeated MetricLog metric_logs = 1; }
-//   MetricLog                   { string time_stamp = 1; Metric metric = 2; }
-//   Metric                      { string name = 1; string value = 2; }
 import type { ServiceDefinition } from '@grpc/grpc-js';
+import { fieldNumbers, type SchemaDeclaration } from '../../../../shared/protobuf/schema.ts';
+import { STEP_ASIDE, StepAsideReader } from '../../../../shared/protobuf/step-aside-reader.ts';
+
+/** What this reader reads of api.proto. */
+export const REPORT_REQUEST_SCHEMA = {
+  'api.v1.beta1.ReportObservationLogRequest': {
+    trial_name: [1, 'string'],
+    observation_log: [2, 'api.v1.beta1.ObservationLog'],
+  },
+  'api.v1.beta1.ObservationLog': { metric_logs: [1, 'repeated api.v1.beta1.MetricLog'] },
+  'api.v1.beta1.MetricLog': { time_stamp: [1, 'string'], metric: [2, 'api.v1.beta1.Metric'] },
+  'api.v1.beta1.Metric': { name: [1, 'string'], value: [2, 'string'] },
+} as const satisfies SchemaDeclaration;
+const REQUEST = fieldNumbers(REPORT_REQUEST_SCHEMA['api.v1.beta1.ReportObservationLogRequest']);
+const OBSERVATION_LOG = fieldNumbers(REPORT_REQUEST_SCHEMA['api.v1.beta1.ObservationLog']);
+const METRIC_LOG = fieldNumbers(REPORT_REQUEST_SCHEMA['api.v1.beta1.MetricLog']);
+const METRIC = fieldNumbers(REPORT_REQUEST_SCHEMA['api.v1.beta1.Metric']);
 
 /**
  * Slots per log in `ParsedReport.logs`: the time stamp's start and end, whether a metric is there
@@ -16,7 +28,7 @@ import type { ServiceDefinition } from '@grpc/grpc-js';
  */
 export const LOG_SLOTS = 7;
 export const TIME = 0;
-export const METRIC = 2;
+export const HAS_METRIC = 2;
 export const NAME = 3;
 export const VALUE = 5;
 
@@ -33,133 +45,64 @@ export interface ParsedReport {
   readonly generic: (bytes: Buffer) => unknown;
 }
 
-/** The reader steps aside: the generic decoder reads these bytes (or fails on them). */
-const ASIDE = -1;
-
 /**
- * The report's fields, or ASIDE. `scratch` holds the positions while reading (grown as needed).
- * One pass, no object per log: nested messages are read in place, each to its end.
+ * The report's fields, or undefined when the generic decoder is to read these bytes. `scratch`
+ * holds the positions while reading (grown as needed). One pass, no object per log: nested
+ * messages are read in place, each to its end.
  */
 export function parseReport(
   bytes: Buffer,
   scratch: { buffer: Int32Array },
   generic: (bytes: Buffer) => unknown,
-): ParsedReport | number {
-  let at = 0;
-  /** A varint of up to 31 bits at `at`, or ASIDE. */
-  const varint = (end: number): number => {
-    let value = 0;
-    for (let shift = 0; shift < 35; shift += 7) {
-      if (at >= end) return ASIDE;
-      const byte = bytes[at++]!;
-      value += (byte & 0x7f) * 2 ** shift;
-      if (byte < 0x80) return value > 0x7fffffff ? ASIDE : value;
-    }
-    return ASIDE;
-  };
-  /** The end of the length-delimited field at `at`, or ASIDE. */
-  const delimited = (end: number): number => {
-    const length = varint(end);
-    return length < 0 || at + length > end ? ASIDE : at + length;
-  };
-  /** Skips a field this reader does not know; ASIDE for groups and malformed bytes. */
-  const skip = (wireType: number, end: number): number => {
-    if (wireType === 0) {
-      for (let i = 0; i < 10; i++) {
-        if (at >= end) return ASIDE;
-        if (bytes[at++]! < 0x80) return 0;
-      }
-      return ASIDE;
-    }
-    if (wireType === 2) {
-      const to = delimited(end);
-      if (to < 0) return ASIDE;
-      at = to;
-      return 0;
-    }
-    if (wireType !== 1 && wireType !== 5) return ASIDE;
-    at += wireType === 1 ? 8 : 4;
-    return at > end ? ASIDE : 0;
-  };
-  /** A string field into out[slot], out[slot + 1]; ASIDE when seen before (protobufjs keeps the last). */
-  const string = (wireType: number, end: number, out: Int32Array, slot: number): number => {
-    if (wireType !== 2 || out[slot]! >= 0) return ASIDE;
-    const to = delimited(end);
-    if (to < 0) return ASIDE;
-    out[slot] = at;
-    out[slot + 1] = to;
-    at = to;
-    return 0;
-  };
+): ParsedReport | undefined {
+  try {
+    return readReport(new StepAsideReader(bytes), bytes, scratch, generic);
+  } catch (error) {
+    if (error === STEP_ASIDE) return undefined;
+    throw error;
+  }
+}
 
+/** A string field's bounds into out[slot], out[slot + 1]; a second one is left aside (protobufjs keeps the last). */
+function stringInto(r: StepAsideReader, tag: number, end: number, out: Int32Array, slot: number): void {
+  if (out[slot]! >= 0) throw STEP_ASIDE;
+  out[slot] = r.passString(tag, end);
+  out[slot + 1] = r.at;
+}
+
+function readReport(
+  r: StepAsideReader,
+  bytes: Buffer,
+  scratch: { buffer: Int32Array },
+  generic: (bytes: Buffer) => unknown,
+): ParsedReport {
   const trial = new Int32Array([-1, -1]);
   let observationLog = false;
   let count = 0;
-  while (at < bytes.length) {
-    const tag = varint(bytes.length);
-    if (tag < 8) return ASIDE; // field 0, or malformed
+  const end = bytes.length;
+  while (r.at < end) {
+    const tag = r.tag(end);
     const field = tag >>> 3;
-    const wireType = tag & 7;
-    if (field === 1) {
-      if (string(wireType, bytes.length, trial, 0) < 0) return ASIDE;
-      continue;
-    }
-    if (field !== 2) {
-      if (skip(wireType, bytes.length) < 0) return ASIDE;
-      continue;
-    }
-    if (wireType !== 2 || observationLog) return ASIDE;
-    observationLog = true;
-    const listEnd = delimited(bytes.length);
-    if (listEnd < 0) return ASIDE;
-    while (at < listEnd) {
-      const listTag = varint(listEnd);
-      if (listTag < 8) return ASIDE;
-      if (listTag >>> 3 !== 1) {
-        if (skip(listTag & 7, listEnd) < 0) return ASIDE;
-        continue;
-      }
-      if ((listTag & 7) !== 2) return ASIDE;
-      const logEnd = delimited(listEnd);
-      if (logEnd < 0) return ASIDE;
-      if ((count + 1) * LOG_SLOTS > scratch.buffer.length) {
-        const grown = new Int32Array(Math.max(scratch.buffer.length * 2, (count + 1) * LOG_SLOTS));
-        grown.set(scratch.buffer);
-        scratch.buffer = grown;
-      }
-      const out = scratch.buffer;
-      const slot = count * LOG_SLOTS;
-      out.fill(-1, slot, slot + LOG_SLOTS);
-      out[slot + METRIC] = 0;
-      count++;
-      while (at < logEnd) {
-        const logTag = varint(logEnd);
-        if (logTag < 8) return ASIDE;
-        const logField = logTag >>> 3;
-        if (logField === 1) {
-          if (string(logTag & 7, logEnd, out, slot + TIME) < 0) return ASIDE;
+    if (field === REQUEST.trial_name) stringInto(r, tag, end, trial, 0);
+    else if (field !== REQUEST.observation_log) r.skip(tag, end);
+    else {
+      if (observationLog) throw STEP_ASIDE;
+      observationLog = true;
+      const listEnd = r.messageEnd(tag, end);
+      while (r.at < listEnd) {
+        const listTag = r.tag(listEnd);
+        if (listTag >>> 3 !== OBSERVATION_LOG.metric_logs) {
+          r.skip(listTag, listEnd);
           continue;
         }
-        if (logField !== 2) {
-          if (skip(logTag & 7, logEnd) < 0) return ASIDE;
-          continue;
+        const logEnd = r.messageEnd(listTag, listEnd);
+        if ((count + 1) * LOG_SLOTS > scratch.buffer.length) {
+          const grown = new Int32Array(Math.max(scratch.buffer.length * 2, (count + 1) * LOG_SLOTS));
+          grown.set(scratch.buffer);
+          scratch.buffer = grown;
         }
-        if ((logTag & 7) !== 2 || out[slot + METRIC] === 1) return ASIDE;
-        out[slot + METRIC] = 1;
-        const metricEnd = delimited(logEnd);
-        if (metricEnd < 0) return ASIDE;
-        while (at < metricEnd) {
-          const metricTag = varint(metricEnd);
-          if (metricTag < 8) return ASIDE;
-          const metricField = metricTag >>> 3;
-          const read =
-            metricField === 1
-              ? string(metricTag & 7, metricEnd, out, slot + NAME)
-              : metricField === 2
-                ? string(metricTag & 7, metricEnd, out, slot + VALUE)
-                : skip(metricTag & 7, metricEnd);
-          if (read < 0) return ASIDE;
-        }
+        readMetricLog(r, logEnd, scratch.buffer, count * LOG_SLOTS);
+        count++;
       }
     }
   }
@@ -173,6 +116,29 @@ export function parseReport(
     logs: scratch.buffer.slice(0, count * LOG_SLOTS),
     generic,
   };
+}
+
+function readMetricLog(r: StepAsideReader, logEnd: number, out: Int32Array, slot: number): void {
+  out.fill(-1, slot, slot + LOG_SLOTS);
+  out[slot + HAS_METRIC] = 0;
+  while (r.at < logEnd) {
+    const tag = r.tag(logEnd);
+    const field = tag >>> 3;
+    if (field === METRIC_LOG.time_stamp) stringInto(r, tag, logEnd, out, slot + TIME);
+    else if (field !== METRIC_LOG.metric) r.skip(tag, logEnd);
+    else {
+      if (out[slot + HAS_METRIC] === 1) throw STEP_ASIDE;
+      out[slot + HAS_METRIC] = 1;
+      const metricEnd = r.messageEnd(tag, logEnd);
+      while (r.at < metricEnd) {
+        const metricTag = r.tag(metricEnd);
+        const metricField = metricTag >>> 3;
+        if (metricField === METRIC.name) stringInto(r, metricTag, metricEnd, out, slot + NAME);
+        else if (metricField === METRIC.value) stringInto(r, metricTag, metricEnd, out, slot + VALUE);
+        else r.skip(metricTag, metricEnd);
+      }
+    }
+  }
 }
 
 /** A request for the handler: the fast reader's positions, or the generic decoder's message. */
@@ -194,8 +160,7 @@ export function withReportReader(definition: ServiceDefinition): ServiceDefiniti
     ReportObservationLog: {
       ...method,
       requestDeserialize: (bytes: Buffer) => {
-        const parsed = parseReport(bytes, scratch, method.requestDeserialize);
-        return typeof parsed === 'number' ? method.requestDeserialize(bytes) : parsed;
+        return parseReport(bytes, scratch, method.requestDeserialize) ?? method.requestDeserialize(bytes);
       },
     },
   };

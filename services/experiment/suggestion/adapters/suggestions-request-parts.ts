@@ -5,7 +5,7 @@ import type { _api_v1_beta1_ExperimentSpec_ParameterSpecs__Output as ExperimentP
 import type { FeasibleSpace__Output } from '../../../../proto/gen/api/v1/beta1/FeasibleSpace.ts';
 import type { ObjectiveSpec__Output } from '../../../../proto/gen/api/v1/beta1/ObjectiveSpec.ts';
 import type { ParameterSpec__Output } from '../../../../proto/gen/api/v1/beta1/ParameterSpec.ts';
-import type { WireReader } from './protobuf-wire.ts';
+import type { StepAsideReader } from '../../../../shared/protobuf/step-aside-reader.ts';
 
 /** Enum names by number, as api.proto declares them (the trial conditions are katib-space's). */
 const PARAMETER_TYPES = ['UNKNOWN_TYPE', 'DOUBLE', 'INT', 'DISCRETE', 'CATEGORICAL'] as const;
@@ -21,7 +21,7 @@ export function enumName<Name extends string>(names: readonly Name[], value: num
 }
 
 /** AlgorithmSetting, EarlyStoppingSetting, ParameterAssignment and Metric: one layout. */
-export function readNameValue(r: WireReader, end: number): { name: string; value: string } {
+export function readNameValue(r: StepAsideReader, end: number): { name: string; value: string } {
   let name = '';
   let value = '';
   while (r.at < end) {
@@ -33,7 +33,7 @@ export function readNameValue(r: WireReader, end: number): { name: string; value
   }
   return { name, value };
 }
-export function readObjective(r: WireReader, end: number): ObjectiveSpec__Output {
+export function readObjective(r: StepAsideReader, end: number): ObjectiveSpec__Output {
   const additionalMetricNames: string[] = [];
   let type = 0;
   let goal = 0;
@@ -55,7 +55,7 @@ export function readObjective(r: WireReader, end: number): ObjectiveSpec__Output
   };
 }
 /** ExperimentSpec.ParameterSpecs and Operation.ParameterSpecs, one layout. */
-export function readParameterSpecs(r: WireReader, end: number): ExperimentParameterSpecs {
+export function readParameterSpecs(r: StepAsideReader, end: number): ExperimentParameterSpecs {
   const parameters: ParameterSpec__Output[] = [];
   while (r.at < end) {
     const tag = r.tag(end);
@@ -64,7 +64,7 @@ export function readParameterSpecs(r: WireReader, end: number): ExperimentParame
   }
   return { parameters };
 }
-function readParameterSpec(r: WireReader, end: number): ParameterSpec__Output {
+function readParameterSpec(r: StepAsideReader, end: number): ParameterSpec__Output {
   let name = '';
   let parameterType = 0;
   let feasibleSpace: FeasibleSpace__Output | null = null;
@@ -82,7 +82,7 @@ function readParameterSpec(r: WireReader, end: number): ParameterSpec__Output {
     feasible_space: feasibleSpace,
   };
 }
-function readFeasibleSpace(r: WireReader, end: number): FeasibleSpace__Output {
+function readFeasibleSpace(r: StepAsideReader, end: number): FeasibleSpace__Output {
   const list: string[] = [];
   let max = '';
   let min = '';

@@ -10,10 +10,10 @@ import type {
 } from '../../../../proto/gen/api/v1/beta1/TrialSpec.ts';
 import type { TrialStatus__Output } from '../../../../proto/gen/api/v1/beta1/TrialStatus.ts';
 import { TRIAL_CONDITIONS } from '../katib-space.ts';
-import type { WireReader } from './protobuf-wire.ts';
+import type { StepAsideReader } from '../../../../shared/protobuf/step-aside-reader.ts';
 import { enumName, readNameValue, readObjective } from './suggestions-request-parts.ts';
 
-export function readTrial(r: WireReader, end: number): Trial__Output {
+export function readTrial(r: StepAsideReader, end: number): Trial__Output {
   r.stringsFrom(end);
   let name = '';
   let spec: TrialSpec__Output | null = null;
@@ -28,7 +28,7 @@ export function readTrial(r: WireReader, end: number): Trial__Output {
   }
   return { name, spec, status };
 }
-function readTrialSpec(r: WireReader, end: number): TrialSpec__Output {
+function readTrialSpec(r: StepAsideReader, end: number): TrialSpec__Output {
   const labels: Record<string, string> = {};
   let objective: ObjectiveSpec__Output | null = null;
   let assignments: ParameterAssignments | null = null;
@@ -42,7 +42,7 @@ function readTrialSpec(r: WireReader, end: number): TrialSpec__Output {
   }
   return { labels, objective, parameter_assignments: assignments };
 }
-function readAssignments(r: WireReader, end: number): ParameterAssignments {
+function readAssignments(r: StepAsideReader, end: number): ParameterAssignments {
   const assignments: { name: string; value: string }[] = [];
   while (r.at < end) {
     const tag = r.tag(end);
@@ -52,7 +52,7 @@ function readAssignments(r: WireReader, end: number): ParameterAssignments {
   return { assignments };
 }
 /** One map entry { string key = 1; string value = 2; }: a key seen again takes the later value. */
-function readLabel(r: WireReader, end: number, labels: Record<string, string>): void {
+function readLabel(r: StepAsideReader, end: number, labels: Record<string, string>): void {
   let key = '';
   let value = '';
   while (r.at < end) {
@@ -67,7 +67,7 @@ function readLabel(r: WireReader, end: number, labels: Record<string, string>): 
     Object.defineProperty(labels, key, { value, enumerable: true, configurable: true, writable: true });
   } else labels[key] = value;
 }
-function readTrialStatus(r: WireReader, end: number): TrialStatus__Output {
+function readTrialStatus(r: StepAsideReader, end: number): TrialStatus__Output {
   let startTime = '';
   let completionTime = '';
   let condition = 0;
@@ -88,7 +88,7 @@ function readTrialStatus(r: WireReader, end: number): TrialStatus__Output {
     observation,
   };
 }
-function readObservation(r: WireReader, end: number): Observation__Output {
+function readObservation(r: StepAsideReader, end: number): Observation__Output {
   const metrics: { name: string; value: string }[] = [];
   while (r.at < end) {
     const tag = r.tag(end);

@@ -7,7 +7,7 @@
 // malformed bytes fail there, with grpc-js's own error. Unknown fields are skipped, a repeated
 // singular field keeps its last occurrence (protobufjs replaces a message, it does not merge), and
 // an enum number without a name stays a number, as protobufjs's toObject leaves it. Each trial's
-// strings are cut from one Latin-1 decoding of its bytes when ASCII (WireReader.stringsFrom).
+// strings are cut from one Latin-1 decoding of its bytes when ASCII (StepAsideReader.stringsFrom).
 // Field numbers are api.proto's (proto/api/v1beta1/api.proto); the differential tests
 // (suggestions-request.test.ts, the fuzz target) compare every field with protobufjs loading it.
 //
@@ -28,14 +28,14 @@ import type {
 } from '../../../../proto/gen/api/v1/beta1/NasConfig.ts';
 import type { Operation__Output } from '../../../../proto/gen/api/v1/beta1/Operation.ts';
 import type { Trial__Output } from '../../../../proto/gen/api/v1/beta1/Trial.ts';
-import { STEP_ASIDE, WireReader } from './protobuf-wire.ts';
+import { STEP_ASIDE, StepAsideReader } from '../../../../shared/protobuf/step-aside-reader.ts';
 import { readNameValue, readObjective, readParameterSpecs } from './suggestions-request-parts.ts';
 import { readTrial } from './suggestions-request-trials.ts';
 
 /** The request as proto-loader would decode it, or undefined when these bytes are left to it. */
 export function readSuggestionsRequest(bytes: Buffer): GetSuggestionsRequest__Output | undefined {
   try {
-    return readRequest(new WireReader(bytes), bytes.length);
+    return readRequest(new StepAsideReader(bytes), bytes.length);
   } catch (error) {
     if (error === STEP_ASIDE) return undefined;
     throw error;
@@ -62,7 +62,7 @@ export function withSuggestionsRequestReader(definition: ServiceDefinition): Ser
   };
 }
 
-function readRequest(r: WireReader, end: number): GetSuggestionsRequest__Output {
+function readRequest(r: StepAsideReader, end: number): GetSuggestionsRequest__Output {
   const trials: Trial__Output[] = [];
   let experiment: Experiment__Output | null = null;
   let currentRequestNumber = 0;
@@ -84,7 +84,7 @@ function readRequest(r: WireReader, end: number): GetSuggestionsRequest__Output 
   };
 }
 
-function readExperiment(r: WireReader, end: number): Experiment__Output {
+function readExperiment(r: StepAsideReader, end: number): Experiment__Output {
   r.stringsFrom(end);
   let name = '';
   let spec: ExperimentSpec__Output | null = null;
@@ -98,7 +98,7 @@ function readExperiment(r: WireReader, end: number): Experiment__Output {
   return { name, spec };
 }
 
-function readExperimentSpec(r: WireReader, end: number): ExperimentSpec__Output {
+function readExperimentSpec(r: StepAsideReader, end: number): ExperimentSpec__Output {
   const spec: ExperimentSpec__Output = {
     parameter_specs: null,
     objective: null,
@@ -124,7 +124,7 @@ function readExperimentSpec(r: WireReader, end: number): ExperimentSpec__Output 
 }
 
 /** AlgorithmSpec and EarlyStoppingSpec, one layout; so are their settings. */
-function readAlgorithm(r: WireReader, end: number): AlgorithmSpec__Output {
+function readAlgorithm(r: StepAsideReader, end: number): AlgorithmSpec__Output {
   const settings: { name: string; value: string }[] = [];
   let algorithmName = '';
   while (r.at < end) {
@@ -137,7 +137,7 @@ function readAlgorithm(r: WireReader, end: number): AlgorithmSpec__Output {
   return { algorithm_settings: settings, algorithm_name: algorithmName };
 }
 
-function readNasConfig(r: WireReader, end: number): NasConfig__Output {
+function readNasConfig(r: StepAsideReader, end: number): NasConfig__Output {
   let graphConfig: GraphConfig__Output | null = null;
   let operations: NasOperations | null = null;
   while (r.at < end) {
@@ -150,7 +150,7 @@ function readNasConfig(r: WireReader, end: number): NasConfig__Output {
   return { graph_config: graphConfig, operations };
 }
 
-function readGraphConfig(r: WireReader, end: number): GraphConfig__Output {
+function readGraphConfig(r: StepAsideReader, end: number): GraphConfig__Output {
   const inputSizes: number[] = [];
   const outputSizes: number[] = [];
   let numLayers = 0;
@@ -165,7 +165,7 @@ function readGraphConfig(r: WireReader, end: number): GraphConfig__Output {
   return { input_sizes: inputSizes, output_sizes: outputSizes, num_layers: numLayers };
 }
 
-function readOperations(r: WireReader, end: number): NasOperations {
+function readOperations(r: StepAsideReader, end: number): NasOperations {
   const operation: Operation__Output[] = [];
   while (r.at < end) {
     const tag = r.tag(end);
@@ -175,7 +175,7 @@ function readOperations(r: WireReader, end: number): NasOperations {
   return { operation };
 }
 
-function readOperation(r: WireReader, end: number): Operation__Output {
+function readOperation(r: StepAsideReader, end: number): Operation__Output {
   let operationType = '';
   let parameterSpecs: ExperimentParameterSpecs | null = null;
   while (r.at < end) {

@@ -5,7 +5,7 @@
 // encoder writes.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Trial__Output } from '../../../../proto/gen/api/v1/beta1/Trial.ts';
-import { WireReader } from '../../../../services/experiment/suggestion/adapters/protobuf-wire.ts';
+import { StepAsideReader } from '../../../../shared/protobuf/step-aside-reader.ts';
 import {
   readSuggestionsRequest,
   withSuggestionsRequestReader,
@@ -451,10 +451,10 @@ describe('GetSuggestionsRequest reader: hand-built bytes', () => {
   });
 });
 
-describe('WireReader', () => {
+describe('StepAsideReader', () => {
   it('decodes a string outside any region on its own, ASCII or not', () => {
     const bytes = raw(field(1, 'hi'), field(1, 'é'), field(1, 'ASCII past thirteen'));
-    const reader = new WireReader(bytes);
+    const reader = new StepAsideReader(bytes);
     const strings: string[] = [];
     while (reader.at < bytes.length) strings.push(reader.string(reader.tag(bytes.length), bytes.length));
     expect(strings).toEqual(['hi', 'é', 'ASCII past thirteen']);

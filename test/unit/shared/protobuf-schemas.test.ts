@@ -1,0 +1,62 @@
+import path from 'node:path';
+import protobuf from 'protobufjs';
+import { describe, expect, it } from 'vitest';
+import { OBSERVATION_LOG_REPLY_SCHEMA } from '../../../services/experiment/dbmanager/adapters/observation-log-encoding.ts';
+import { REPORT_REQUEST_SCHEMA } from '../../../services/experiment/dbmanager/adapters/report-request.ts';
+import { PROTO_ROOT } from '../../../shared/grpc.ts';
+import type { SchemaDeclaration } from '../../../shared/protobuf/schema.ts';
+
+// Every hand-written protobuf reader and writer declares the fields it reads or writes; each
+// declaration must say what the .proto files in proto/ say: number, type, repeated or not.
+const DECLARATIONS: Record<string, { readonly file: string; readonly schema: SchemaDeclaration }> = {
+  'ReportObservationLogRequest reader (report-request.ts)': {
+    file: 'api/v1beta1/api.proto',
+    schema: REPORT_REQUEST_SCHEMA,
+  },
+  'GetObservationLogReply writer (observation-log-encoding.ts)': {
+    file: 'api/v1beta1/api.proto',
+    schema: OBSERVATION_LOG_REPLY_SCHEMA,
+  },
+};
+
+function load(file: string): protobuf.Root {
+  const root = new protobuf.Root();
+  root.resolvePath = (_, target) => path.resolve(PROTO_ROOT, target);
+  root.loadSync(file, { keepCase: true });
+  return root.resolveAll();
+}
+
+/** A field as its declaration would state it. */
+function stated(field: protobuf.Field): string {
+  const type = field.resolvedType ? field.resolvedType.fullName.slice(1) : field.type;
+  return `${field.id} ${field.repeated ? 'repeated ' : ''}${type}`;
+}
+
+describe('the hand-written protobuf codecs against proto/', () => {
+  for (const [codec, { file, schema }] of Object.entries(DECLARATIONS))
+    it(`${codec}: every declared field as ${file} declares it`, () => {
+      const root = load(file);
+      const declared: Record<string, string> = {};
+      const actual: Record<string, string> = {};
+      for (const [messageName, fields] of Object.entries(schema)) {
+        const message = root.lookupType(messageName);
+        for (const [name, [number, type]] of Object.entries(fields)) {
+          declared[`${messageName}.${name}`] = `${number} ${type}`;
+          const field = message.fields[name];
+          actual[`${messageName}.${name}`] = field ? stated(field) : 'no such field';
+        }
+      }
+      expect(Object.keys(declared).length).toBeGreaterThan(0);
+      expect(declared).toEqual(actual);
+    });
+
+  it('notices a wrong number or type', () => {
+    const root = load('api/v1beta1/api.proto');
+    const metric = root.lookupType('api.v1.beta1.Metric');
+    expect(stated(metric.fields.name!)).toBe('1 string');
+    expect(stated(root.lookupType('api.v1.beta1.ObservationLog').fields.metric_logs!)).toBe(
+      '1 repeated api.v1.beta1.MetricLog',
+    );
+    expect(stated(metric.fields.value!)).not.toBe('1 string');
+  });
+});
