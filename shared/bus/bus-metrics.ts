@@ -30,6 +30,8 @@ export interface ProducerMetrics {
   /** publish calls sent, and the events they carried. */
   readonly calls: Counter;
   readonly events: Counter;
+  /** Producers replaced after a failed send or a loss of Kafka. */
+  readonly replaced: Counter;
 }
 
 export function producerMetrics(registry: Registry): ProducerMetrics {
@@ -43,5 +45,9 @@ export function producerMetrics(registry: Registry): ProducerMetrics {
     ),
     calls: counter('bus_produce_calls_total', 'Calls of the event producer sent to Kafka'),
     events: counter('bus_produce_events_total', 'Events (records) the event producer sent to Kafka'),
+    replaced: counter(
+      'bus_producers_replaced_total',
+      'Kafka producers the event producer replaced by a new one (new producer id) after a failed send or a loss of Kafka',
+    ),
   };
 }
