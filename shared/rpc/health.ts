@@ -1,8 +1,10 @@
 // The standard gRPC health service (grpc.health.v1.Health: Check and Watch) of every server, on the
 // handler contract. Its two messages are read and written by hand (shared/protobuf/wire.ts), so a
-// process that serves nothing else loads no protobuf library for it.
+// process that serves nothing else loads no protobuf library for it; their field numbers come from
+// HEALTH_SCHEMA, which test/unit/shared/protobuf-schemas.test.ts checks against the .proto.
 import { AppError } from '../errors.ts';
-import { ProtobufReader } from '../protobuf/wire.ts';
+import { fieldNumbers, type SchemaDeclaration } from '../protobuf/schema.ts';
+import { oneByteTag, ProtobufReader, WIRE } from '../protobuf/wire.ts';
 import type { HandlerContext, RpcService } from './contract.ts';
 
 /** A status a server reports for itself or one of its services. */
@@ -13,6 +15,18 @@ export type ReportedStatus = ServingStatus | 'SERVICE_UNKNOWN';
 
 export const HEALTH_PROTO = 'grpc/health/v1/health.proto';
 export const HEALTH_SERVICE = 'grpc.health.v1.Health';
+
+/** What Check and Watch read and write of grpc/health/v1/health.proto. */
+export const HEALTH_SCHEMA = {
+  'grpc.health.v1.HealthCheckRequest': { service: [1, 'string'] },
+  'grpc.health.v1.HealthCheckResponse': { status: [1, 'grpc.health.v1.HealthCheckResponse.ServingStatus'] },
+} as const satisfies SchemaDeclaration;
+const REQUEST = fieldNumbers(HEALTH_SCHEMA['grpc.health.v1.HealthCheckRequest']);
+const RESPONSE = fieldNumbers(HEALTH_SCHEMA['grpc.health.v1.HealthCheckResponse']);
+/** The request's service tag, as the reader reads it (another wire type is skipped). */
+const SERVICE_TAG = REQUEST.service * 8 + WIRE.bytes;
+/** The reply's one-byte status tag. */
+const STATUS_TAG = oneByteTag(RESPONSE.status, WIRE.varint);
 
 /** HealthCheckResponse.ServingStatus numbers (grpc/health/v1/health.proto). */
 const STATUS_NUMBER: Readonly<Record<ReportedStatus, number>> = {
@@ -32,22 +46,22 @@ export interface HealthService {
   shutdown(): void;
 }
 
-/** HealthCheckRequest { string service = 1; } */
+/** HealthCheckRequest's service. */
 function decodeRequest(bytes: Buffer): string {
   const reader = new ProtobufReader(bytes);
   let service = '';
   while (!reader.done()) {
     const tag = reader.tag();
-    if (tag === 0x0a) service = reader.string();
+    if (tag === SERVICE_TAG) service = reader.string();
     else reader.skip(tag & 7);
   }
   return service;
 }
 
-/** HealthCheckResponse { ServingStatus status = 1; } behind `reserve` free bytes. */
+/** HealthCheckResponse (its status: two bytes) behind `reserve` free bytes. */
 function encodeReply(status: ReportedStatus, reserve: number): Buffer {
   const out = Buffer.allocUnsafe(reserve + 2);
-  out[reserve] = 0x08;
+  out[reserve] = STATUS_TAG;
   out[reserve + 1] = STATUS_NUMBER[status];
   return out;
 }

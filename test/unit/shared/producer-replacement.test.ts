@@ -29,7 +29,7 @@ function fakeBus(failFirstSendsOf: (id: number) => number) {
         sent: [],
         closed: false,
         async send(records: readonly OutgoingRecord[]) {
-          producer.sent.push(records.map((r) => r.key ?? ''));
+          producer.sent.push(records.map((r) => String(r.key ?? '')));
           if (failuresLeft > 0) {
             failuresLeft -= 1;
             throw new Error('The request timed out');

@@ -3,8 +3,14 @@ import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { OBSERVATION_LOG_REPLY_SCHEMA } from '../../../services/experiment/dbmanager/adapters/observation-log-encoding.ts';
 import { REPORT_REQUEST_SCHEMA } from '../../../services/experiment/dbmanager/adapters/report-request.ts';
+import { SUGGESTIONS_REQUEST_SCHEMA } from '../../../services/experiment/suggestion/adapters/suggestions-request-schema.ts';
+import {
+  RATE_LIMIT_REQUEST_SCHEMA,
+  RATE_LIMIT_RESPONSE_SCHEMA,
+} from '../../../services/ratelimit/adapters/grpc/rls-codec.ts';
 import { PROTO_ROOT } from '../../../shared/grpc.ts';
 import type { SchemaDeclaration } from '../../../shared/protobuf/schema.ts';
+import { HEALTH_PROTO, HEALTH_SCHEMA } from '../../../shared/rpc/health.ts';
 
 // Every hand-written protobuf reader and writer declares the fields it reads or writes; each
 // declaration must say what the .proto files in proto/ say: number, type, repeated or not.
@@ -17,20 +23,45 @@ const DECLARATIONS: Record<string, { readonly file: string; readonly schema: Sch
     file: 'api/v1beta1/api.proto',
     schema: OBSERVATION_LOG_REPLY_SCHEMA,
   },
+  'GetSuggestionsRequest reader (suggestions-request*.ts)': {
+    file: 'api/v1beta1/api.proto',
+    schema: SUGGESTIONS_REQUEST_SCHEMA,
+  },
+  'RateLimitRequest reader (rls-codec.ts)': {
+    file: 'envoy/service/ratelimit/v3/rls.proto',
+    schema: RATE_LIMIT_REQUEST_SCHEMA,
+  },
+  'RateLimitResponse writer (rls-codec.ts)': {
+    file: 'envoy/service/ratelimit/v3/rls.proto',
+    schema: RATE_LIMIT_RESPONSE_SCHEMA,
+  },
+  'HealthCheckRequest reader and HealthCheckResponse writer (shared/rpc/health.ts)': {
+    file: HEALTH_PROTO,
+    schema: HEALTH_SCHEMA,
+  },
 };
 
 function load(file: string): protobuf.Root {
   const root = new protobuf.Root();
   root.resolvePath = (_, target) => path.resolve(PROTO_ROOT, target);
   root.loadSync(file, { keepCase: true });
-  return root.resolveAll();
+  root.resolveAll();
+  return root;
 }
 
-/** A field as its declaration would state it. */
+/** A field as its declaration would state it (a map as `map<key type, value type>`). */
 function stated(field: protobuf.Field): string {
   const type = field.resolvedType ? field.resolvedType.fullName.slice(1) : field.type;
+  if (field instanceof protobuf.MapField) return `${field.id} map<${field.keyType}, ${type}>`;
   return `${field.id} ${field.repeated ? 'repeated ' : ''}${type}`;
 }
+
+/**
+ * A message's field by its .proto name. protobufjs's own copies of google/protobuf/*.proto (which
+ * it uses for the imports of those) name their fields in camelCase, keepCase or not.
+ */
+const fieldNamed = (message: protobuf.Type, name: string): protobuf.Field | undefined =>
+  message.fields[name] ?? message.fields[protobuf.util.camelCase(name)];
 
 describe('the hand-written protobuf codecs against proto/', () => {
   for (const [codec, { file, schema }] of Object.entries(DECLARATIONS))
@@ -42,7 +73,7 @@ describe('the hand-written protobuf codecs against proto/', () => {
         const message = root.lookupType(messageName);
         for (const [name, [number, type]] of Object.entries(fields)) {
           declared[`${messageName}.${name}`] = `${number} ${type}`;
-          const field = message.fields[name];
+          const field = fieldNamed(message, name);
           actual[`${messageName}.${name}`] = field ? stated(field) : 'no such field';
         }
       }
@@ -58,5 +89,8 @@ describe('the hand-written protobuf codecs against proto/', () => {
       '1 repeated api.v1.beta1.MetricLog',
     );
     expect(stated(metric.fields.value!)).not.toBe('1 string');
+    expect(stated(root.lookupType('api.v1.beta1.TrialSpec').fields.labels!)).toBe('4 map<string, string>');
+    const value = load('envoy/service/ratelimit/v3/rls.proto').lookupType('google.protobuf.Value');
+    expect(stated(fieldNamed(value, 'null_value')!)).toBe('1 google.protobuf.NullValue');
   });
 });

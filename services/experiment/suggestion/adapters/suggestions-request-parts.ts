@@ -1,11 +1,17 @@
 // The pieces of Katib's messages that GetSuggestionsRequest's experiment and trials share, read
-// from their bytes as suggestions-request.ts reads the whole (field numbers as api.proto declares
-// them; the differential tests against protobufjs, which loads proto/, hold them to it).
+// from their bytes as suggestions-request.ts reads the whole (field numbers from
+// suggestions-request-schema.ts; the differential tests against protobufjs, which loads proto/,
+// hold the reading to it).
 import type { _api_v1_beta1_ExperimentSpec_ParameterSpecs__Output as ExperimentParameterSpecs } from '../../../../proto/gen/api/v1/beta1/ExperimentSpec.ts';
 import type { FeasibleSpace__Output } from '../../../../proto/gen/api/v1/beta1/FeasibleSpace.ts';
 import type { ObjectiveSpec__Output } from '../../../../proto/gen/api/v1/beta1/ObjectiveSpec.ts';
 import type { ParameterSpec__Output } from '../../../../proto/gen/api/v1/beta1/ParameterSpec.ts';
 import type { StepAsideReader } from '../../../../shared/protobuf/step-aside-reader.ts';
+import { fields, NAME_VALUE, PARAMETER_SPECS } from './suggestions-request-schema.ts';
+
+const OBJECTIVE = fields('api.v1.beta1.ObjectiveSpec');
+const PARAMETER_SPEC = fields('api.v1.beta1.ParameterSpec');
+const FEASIBLE_SPACE = fields('api.v1.beta1.FeasibleSpace');
 
 /** Enum names by number, as api.proto declares them (the trial conditions are katib-space's). */
 const PARAMETER_TYPES = ['UNKNOWN_TYPE', 'DOUBLE', 'INT', 'DISCRETE', 'CATEGORICAL'] as const;
@@ -20,15 +26,15 @@ export function enumName<Name extends string>(names: readonly Name[], value: num
   return (names[value] ?? value) as Name;
 }
 
-/** AlgorithmSetting, EarlyStoppingSetting, ParameterAssignment and Metric: one layout. */
+/** AlgorithmSetting, EarlyStoppingSetting, ParameterAssignment and Metric: one layout (NAME_VALUE). */
 export function readNameValue(r: StepAsideReader, end: number): { name: string; value: string } {
   let name = '';
   let value = '';
   while (r.at < end) {
     const tag = r.tag(end);
     const field = tag >>> 3;
-    if (field === 1) name = r.string(tag, end);
-    else if (field === 2) value = r.string(tag, end);
+    if (field === NAME_VALUE.name) name = r.string(tag, end);
+    else if (field === NAME_VALUE.value) value = r.string(tag, end);
     else r.skip(tag, end);
   }
   return { name, value };
@@ -41,10 +47,10 @@ export function readObjective(r: StepAsideReader, end: number): ObjectiveSpec__O
   while (r.at < end) {
     const tag = r.tag(end);
     const field = tag >>> 3;
-    if (field === 1) type = r.int32(tag, end);
-    else if (field === 2) goal = r.double(tag, end);
-    else if (field === 3) metricName = r.string(tag, end);
-    else if (field === 4) additionalMetricNames.push(r.string(tag, end));
+    if (field === OBJECTIVE.type) type = r.int32(tag, end);
+    else if (field === OBJECTIVE.goal) goal = r.double(tag, end);
+    else if (field === OBJECTIVE.objective_metric_name) metricName = r.string(tag, end);
+    else if (field === OBJECTIVE.additional_metric_names) additionalMetricNames.push(r.string(tag, end));
     else r.skip(tag, end);
   }
   return {
@@ -54,12 +60,13 @@ export function readObjective(r: StepAsideReader, end: number): ObjectiveSpec__O
     objective_metric_name: metricName,
   };
 }
-/** ExperimentSpec.ParameterSpecs and Operation.ParameterSpecs, one layout. */
+/** ExperimentSpec.ParameterSpecs and Operation.ParameterSpecs, one layout (PARAMETER_SPECS). */
 export function readParameterSpecs(r: StepAsideReader, end: number): ExperimentParameterSpecs {
   const parameters: ParameterSpec__Output[] = [];
   while (r.at < end) {
     const tag = r.tag(end);
-    if (tag >>> 3 === 1) parameters.push(readParameterSpec(r, r.messageEnd(tag, end)));
+    if (tag >>> 3 === PARAMETER_SPECS.parameters)
+      parameters.push(readParameterSpec(r, r.messageEnd(tag, end)));
     else r.skip(tag, end);
   }
   return { parameters };
@@ -71,9 +78,10 @@ function readParameterSpec(r: StepAsideReader, end: number): ParameterSpec__Outp
   while (r.at < end) {
     const tag = r.tag(end);
     const field = tag >>> 3;
-    if (field === 1) name = r.string(tag, end);
-    else if (field === 2) parameterType = r.int32(tag, end);
-    else if (field === 3) feasibleSpace = readFeasibleSpace(r, r.messageEnd(tag, end));
+    if (field === PARAMETER_SPEC.name) name = r.string(tag, end);
+    else if (field === PARAMETER_SPEC.parameter_type) parameterType = r.int32(tag, end);
+    else if (field === PARAMETER_SPEC.feasible_space)
+      feasibleSpace = readFeasibleSpace(r, r.messageEnd(tag, end));
     else r.skip(tag, end);
   }
   return {
@@ -91,11 +99,11 @@ function readFeasibleSpace(r: StepAsideReader, end: number): FeasibleSpace__Outp
   while (r.at < end) {
     const tag = r.tag(end);
     const field = tag >>> 3;
-    if (field === 1) max = r.string(tag, end);
-    else if (field === 2) min = r.string(tag, end);
-    else if (field === 3) list.push(r.string(tag, end));
-    else if (field === 4) step = r.string(tag, end);
-    else if (field === 5) distribution = r.int32(tag, end);
+    if (field === FEASIBLE_SPACE.max) max = r.string(tag, end);
+    else if (field === FEASIBLE_SPACE.min) min = r.string(tag, end);
+    else if (field === FEASIBLE_SPACE.list) list.push(r.string(tag, end));
+    else if (field === FEASIBLE_SPACE.step) step = r.string(tag, end);
+    else if (field === FEASIBLE_SPACE.distribution) distribution = r.int32(tag, end);
     else r.skip(tag, end);
   }
   return { list, max, min, step, distribution: enumName(DISTRIBUTIONS, distribution) };

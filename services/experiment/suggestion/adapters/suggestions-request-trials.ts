@@ -9,9 +9,16 @@ import type {
   TrialSpec__Output,
 } from '../../../../proto/gen/api/v1/beta1/TrialSpec.ts';
 import type { TrialStatus__Output } from '../../../../proto/gen/api/v1/beta1/TrialStatus.ts';
-import { TRIAL_CONDITIONS } from '../katib-space.ts';
 import type { StepAsideReader } from '../../../../shared/protobuf/step-aside-reader.ts';
+import { TRIAL_CONDITIONS } from '../katib-space.ts';
 import { enumName, readNameValue, readObjective } from './suggestions-request-parts.ts';
+import { fields, MAP_ENTRY } from './suggestions-request-schema.ts';
+
+const TRIAL = fields('api.v1.beta1.Trial');
+const TRIAL_SPEC = fields('api.v1.beta1.TrialSpec');
+const ASSIGNMENTS = fields('api.v1.beta1.TrialSpec.ParameterAssignments');
+const TRIAL_STATUS = fields('api.v1.beta1.TrialStatus');
+const OBSERVATION = fields('api.v1.beta1.Observation');
 
 export function readTrial(r: StepAsideReader, end: number): Trial__Output {
   r.stringsFrom(end);
@@ -21,9 +28,9 @@ export function readTrial(r: StepAsideReader, end: number): Trial__Output {
   while (r.at < end) {
     const tag = r.tag(end);
     const field = tag >>> 3;
-    if (field === 1) name = r.string(tag, end);
-    else if (field === 2) spec = readTrialSpec(r, r.messageEnd(tag, end));
-    else if (field === 3) status = readTrialStatus(r, r.messageEnd(tag, end));
+    if (field === TRIAL.name) name = r.string(tag, end);
+    else if (field === TRIAL.spec) spec = readTrialSpec(r, r.messageEnd(tag, end));
+    else if (field === TRIAL.status) status = readTrialStatus(r, r.messageEnd(tag, end));
     else r.skip(tag, end);
   }
   return { name, spec, status };
@@ -35,9 +42,10 @@ function readTrialSpec(r: StepAsideReader, end: number): TrialSpec__Output {
   while (r.at < end) {
     const tag = r.tag(end);
     const field = tag >>> 3;
-    if (field === 2) objective = readObjective(r, r.messageEnd(tag, end));
-    else if (field === 3) assignments = readAssignments(r, r.messageEnd(tag, end));
-    else if (field === 4) readLabel(r, r.messageEnd(tag, end), labels);
+    if (field === TRIAL_SPEC.objective) objective = readObjective(r, r.messageEnd(tag, end));
+    else if (field === TRIAL_SPEC.parameter_assignments)
+      assignments = readAssignments(r, r.messageEnd(tag, end));
+    else if (field === TRIAL_SPEC.labels) readLabel(r, r.messageEnd(tag, end), labels);
     else r.skip(tag, end);
   }
   return { labels, objective, parameter_assignments: assignments };
@@ -46,20 +54,20 @@ function readAssignments(r: StepAsideReader, end: number): ParameterAssignments 
   const assignments: { name: string; value: string }[] = [];
   while (r.at < end) {
     const tag = r.tag(end);
-    if (tag >>> 3 === 1) assignments.push(readNameValue(r, r.messageEnd(tag, end)));
+    if (tag >>> 3 === ASSIGNMENTS.assignments) assignments.push(readNameValue(r, r.messageEnd(tag, end)));
     else r.skip(tag, end);
   }
   return { assignments };
 }
-/** One map entry { string key = 1; string value = 2; }: a key seen again takes the later value. */
+/** One map<string, string> entry (MAP_ENTRY): a key seen again takes the later value. */
 function readLabel(r: StepAsideReader, end: number, labels: Record<string, string>): void {
   let key = '';
   let value = '';
   while (r.at < end) {
     const tag = r.tag(end);
     const field = tag >>> 3;
-    if (field === 1) key = r.string(tag, end);
-    else if (field === 2) value = r.string(tag, end);
+    if (field === MAP_ENTRY.key) key = r.string(tag, end);
+    else if (field === MAP_ENTRY.value) value = r.string(tag, end);
     else r.skip(tag, end);
   }
   // An own "__proto__" key, as protobufjs makes it, rather than a new prototype.
@@ -75,10 +83,10 @@ function readTrialStatus(r: StepAsideReader, end: number): TrialStatus__Output {
   while (r.at < end) {
     const tag = r.tag(end);
     const field = tag >>> 3;
-    if (field === 1) startTime = r.string(tag, end);
-    else if (field === 2) completionTime = r.string(tag, end);
-    else if (field === 3) condition = r.int32(tag, end);
-    else if (field === 4) observation = readObservation(r, r.messageEnd(tag, end));
+    if (field === TRIAL_STATUS.start_time) startTime = r.string(tag, end);
+    else if (field === TRIAL_STATUS.completion_time) completionTime = r.string(tag, end);
+    else if (field === TRIAL_STATUS.condition) condition = r.int32(tag, end);
+    else if (field === TRIAL_STATUS.observation) observation = readObservation(r, r.messageEnd(tag, end));
     else r.skip(tag, end);
   }
   return {
@@ -92,7 +100,7 @@ function readObservation(r: StepAsideReader, end: number): Observation__Output {
   const metrics: { name: string; value: string }[] = [];
   while (r.at < end) {
     const tag = r.tag(end);
-    if (tag >>> 3 === 1) metrics.push(readNameValue(r, r.messageEnd(tag, end)));
+    if (tag >>> 3 === OBSERVATION.metrics) metrics.push(readNameValue(r, r.messageEnd(tag, end)));
     else r.skip(tag, end);
   }
   return { metrics };

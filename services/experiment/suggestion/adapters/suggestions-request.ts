@@ -8,7 +8,8 @@
 // singular field keeps its last occurrence (protobufjs replaces a message, it does not merge), and
 // an enum number without a name stays a number, as protobufjs's toObject leaves it. Each trial's
 // strings are cut from one Latin-1 decoding of its bytes when ASCII (StepAsideReader.stringsFrom).
-// Field numbers are api.proto's (proto/api/v1beta1/api.proto); the differential tests
+// Field numbers come from SUGGESTIONS_REQUEST_SCHEMA (suggestions-request-schema.ts), which
+// test/unit/shared/protobuf-schemas.test.ts checks against api.proto; the differential tests
 // (suggestions-request.test.ts, the fuzz target) compare every field with protobufjs loading it.
 //
 // protobufjs's toObject puts repeated fields first, then maps, then the others by number; so do
@@ -30,7 +31,16 @@ import type { Operation__Output } from '../../../../proto/gen/api/v1/beta1/Opera
 import type { Trial__Output } from '../../../../proto/gen/api/v1/beta1/Trial.ts';
 import { STEP_ASIDE, StepAsideReader } from '../../../../shared/protobuf/step-aside-reader.ts';
 import { readNameValue, readObjective, readParameterSpecs } from './suggestions-request-parts.ts';
+import { ALGORITHM, fields } from './suggestions-request-schema.ts';
 import { readTrial } from './suggestions-request-trials.ts';
+
+const REQUEST = fields('api.v1.beta1.GetSuggestionsRequest');
+const EXPERIMENT = fields('api.v1.beta1.Experiment');
+const EXPERIMENT_SPEC = fields('api.v1.beta1.ExperimentSpec');
+const NAS_CONFIG = fields('api.v1.beta1.NasConfig');
+const GRAPH_CONFIG = fields('api.v1.beta1.GraphConfig');
+const OPERATIONS = fields('api.v1.beta1.NasConfig.Operations');
+const OPERATION = fields('api.v1.beta1.Operation');
 
 /** The request as proto-loader would decode it, or undefined when these bytes are left to it. */
 export function readSuggestionsRequest(bytes: Buffer): GetSuggestionsRequest__Output | undefined {
@@ -70,10 +80,10 @@ function readRequest(r: StepAsideReader, end: number): GetSuggestionsRequest__Ou
   while (r.at < end) {
     const tag = r.tag(end);
     const field = tag >>> 3;
-    if (field === 1) experiment = readExperiment(r, r.messageEnd(tag, end));
-    else if (field === 2) trials.push(readTrial(r, r.messageEnd(tag, end)));
-    else if (field === 4) currentRequestNumber = r.int32(tag, end);
-    else if (field === 5) totalRequestNumber = r.int32(tag, end);
+    if (field === REQUEST.experiment) experiment = readExperiment(r, r.messageEnd(tag, end));
+    else if (field === REQUEST.trials) trials.push(readTrial(r, r.messageEnd(tag, end)));
+    else if (field === REQUEST.current_request_number) currentRequestNumber = r.int32(tag, end);
+    else if (field === REQUEST.total_request_number) totalRequestNumber = r.int32(tag, end);
     else r.skip(tag, end);
   }
   return {
@@ -91,8 +101,8 @@ function readExperiment(r: StepAsideReader, end: number): Experiment__Output {
   while (r.at < end) {
     const tag = r.tag(end);
     const field = tag >>> 3;
-    if (field === 1) name = r.string(tag, end);
-    else if (field === 2) spec = readExperimentSpec(r, r.messageEnd(tag, end));
+    if (field === EXPERIMENT.name) name = r.string(tag, end);
+    else if (field === EXPERIMENT.spec) spec = readExperimentSpec(r, r.messageEnd(tag, end));
     else r.skip(tag, end);
   }
   return { name, spec };
@@ -111,27 +121,29 @@ function readExperimentSpec(r: StepAsideReader, end: number): ExperimentSpec__Ou
   while (r.at < end) {
     const tag = r.tag(end);
     const field = tag >>> 3;
-    if (field === 1) spec.parameter_specs = readParameterSpecs(r, r.messageEnd(tag, end));
-    else if (field === 2) spec.objective = readObjective(r, r.messageEnd(tag, end));
-    else if (field === 3) spec.algorithm = readAlgorithm(r, r.messageEnd(tag, end));
-    else if (field === 4) spec.early_stopping = readAlgorithm(r, r.messageEnd(tag, end));
-    else if (field === 5) spec.parallel_trial_count = r.int32(tag, end);
-    else if (field === 6) spec.max_trial_count = r.int32(tag, end);
-    else if (field === 7) spec.nas_config = readNasConfig(r, r.messageEnd(tag, end));
+    if (field === EXPERIMENT_SPEC.parameter_specs)
+      spec.parameter_specs = readParameterSpecs(r, r.messageEnd(tag, end));
+    else if (field === EXPERIMENT_SPEC.objective) spec.objective = readObjective(r, r.messageEnd(tag, end));
+    else if (field === EXPERIMENT_SPEC.algorithm) spec.algorithm = readAlgorithm(r, r.messageEnd(tag, end));
+    else if (field === EXPERIMENT_SPEC.early_stopping)
+      spec.early_stopping = readAlgorithm(r, r.messageEnd(tag, end));
+    else if (field === EXPERIMENT_SPEC.parallel_trial_count) spec.parallel_trial_count = r.int32(tag, end);
+    else if (field === EXPERIMENT_SPEC.max_trial_count) spec.max_trial_count = r.int32(tag, end);
+    else if (field === EXPERIMENT_SPEC.nas_config) spec.nas_config = readNasConfig(r, r.messageEnd(tag, end));
     else r.skip(tag, end);
   }
   return spec;
 }
 
-/** AlgorithmSpec and EarlyStoppingSpec, one layout; so are their settings. */
+/** AlgorithmSpec and EarlyStoppingSpec, one layout (ALGORITHM); so are their settings. */
 function readAlgorithm(r: StepAsideReader, end: number): AlgorithmSpec__Output {
   const settings: { name: string; value: string }[] = [];
   let algorithmName = '';
   while (r.at < end) {
     const tag = r.tag(end);
     const field = tag >>> 3;
-    if (field === 1) algorithmName = r.string(tag, end);
-    else if (field === 2) settings.push(readNameValue(r, r.messageEnd(tag, end)));
+    if (field === ALGORITHM.algorithm_name) algorithmName = r.string(tag, end);
+    else if (field === ALGORITHM.algorithm_settings) settings.push(readNameValue(r, r.messageEnd(tag, end)));
     else r.skip(tag, end);
   }
   return { algorithm_settings: settings, algorithm_name: algorithmName };
@@ -143,8 +155,8 @@ function readNasConfig(r: StepAsideReader, end: number): NasConfig__Output {
   while (r.at < end) {
     const tag = r.tag(end);
     const field = tag >>> 3;
-    if (field === 1) graphConfig = readGraphConfig(r, r.messageEnd(tag, end));
-    else if (field === 2) operations = readOperations(r, r.messageEnd(tag, end));
+    if (field === NAS_CONFIG.graph_config) graphConfig = readGraphConfig(r, r.messageEnd(tag, end));
+    else if (field === NAS_CONFIG.operations) operations = readOperations(r, r.messageEnd(tag, end));
     else r.skip(tag, end);
   }
   return { graph_config: graphConfig, operations };
@@ -157,9 +169,9 @@ function readGraphConfig(r: StepAsideReader, end: number): GraphConfig__Output {
   while (r.at < end) {
     const tag = r.tag(end);
     const field = tag >>> 3;
-    if (field === 1) numLayers = r.int32(tag, end);
-    else if (field === 2) r.int32s(tag, end, inputSizes);
-    else if (field === 3) r.int32s(tag, end, outputSizes);
+    if (field === GRAPH_CONFIG.num_layers) numLayers = r.int32(tag, end);
+    else if (field === GRAPH_CONFIG.input_sizes) r.int32s(tag, end, inputSizes);
+    else if (field === GRAPH_CONFIG.output_sizes) r.int32s(tag, end, outputSizes);
     else r.skip(tag, end);
   }
   return { input_sizes: inputSizes, output_sizes: outputSizes, num_layers: numLayers };
@@ -169,7 +181,7 @@ function readOperations(r: StepAsideReader, end: number): NasOperations {
   const operation: Operation__Output[] = [];
   while (r.at < end) {
     const tag = r.tag(end);
-    if (tag >>> 3 === 1) operation.push(readOperation(r, r.messageEnd(tag, end)));
+    if (tag >>> 3 === OPERATIONS.operation) operation.push(readOperation(r, r.messageEnd(tag, end)));
     else r.skip(tag, end);
   }
   return { operation };
@@ -181,8 +193,9 @@ function readOperation(r: StepAsideReader, end: number): Operation__Output {
   while (r.at < end) {
     const tag = r.tag(end);
     const field = tag >>> 3;
-    if (field === 1) operationType = r.string(tag, end);
-    else if (field === 2) parameterSpecs = readParameterSpecs(r, r.messageEnd(tag, end));
+    if (field === OPERATION.operation_type) operationType = r.string(tag, end);
+    else if (field === OPERATION.parameter_specs)
+      parameterSpecs = readParameterSpecs(r, r.messageEnd(tag, end));
     else r.skip(tag, end);
   }
   return { operation_type: operationType, parameter_specs: parameterSpecs };

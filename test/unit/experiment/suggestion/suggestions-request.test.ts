@@ -5,13 +5,13 @@
 // encoder writes.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Trial__Output } from '../../../../proto/gen/api/v1/beta1/Trial.ts';
-import { StepAsideReader } from '../../../../shared/protobuf/step-aside-reader.ts';
 import {
   readSuggestionsRequest,
   withSuggestionsRequestReader,
 } from '../../../../services/experiment/suggestion/adapters/suggestions-request.ts';
 import { createRng } from '../../../../services/experiment/suggestion/rng.ts';
 import { loadPackageDefinition, lookupService } from '../../../../shared/grpc.ts';
+import { StepAsideReader } from '../../../../shared/protobuf/step-aside-reader.ts';
 import { categorical, double, experiment, int, MIXED, request, trial } from './fixtures.ts';
 
 const Suggestion = lookupService(loadPackageDefinition(['api/v1beta1/api.proto']), 'api.v1.beta1.Suggestion');
