@@ -63,19 +63,23 @@ export async function ensureTopics(
   declarations: readonly TopicDeclaration[],
   logger: Logger,
 ): Promise<void> {
-  // Right after creation the broker may briefly answer UNKNOWN_TOPIC_OR_PARTITION: a retriable
-  // error, so the whole (idempotent) step is tried again a few times.
+  // Right after creation the broker may answer UNKNOWN_TOPIC_OR_PARTITION for a while (longer on
+  // a loaded machine): a retriable error, so the whole (idempotent) step is tried again, for up to
+  // ENSURE_TOPICS_RETRY_MS.
+  const deadline = Date.now() + ENSURE_TOPICS_RETRY_MS;
   for (let attempt = 1; ; attempt++) {
     try {
       return await ensureTopicsOnce(client, declarations, logger);
     } catch (error) {
       const retriable = (error as { cause?: { retriable?: unknown } }).cause?.retriable === true;
-      if (!retriable || attempt >= 5) throw error;
+      if (!retriable || Date.now() >= deadline) throw error;
       logger.warn({ err: error, attempt }, 'creating topics failed; retrying');
-      await sleep(200 * attempt);
+      await sleep(Math.min(200 * attempt, 1_000));
     }
   }
 }
+
+const ENSURE_TOPICS_RETRY_MS = 15_000;
 
 async function ensureTopicsOnce(
   client: KafkaClient,
@@ -88,6 +92,13 @@ async function ensureTopicsOnce(
     if (missing.length > 0) {
       await client.createTopics(missing);
       logger.info({ topics: missing.map((d) => d.name) }, 'created topics');
+      // Done once the brokers' metadata knows them: a producer asks it for their partitions at once.
+      const known = await client.partitionCounts(missing.map((d) => d.name));
+      const unknown = missing.filter((d) => (known.get(d.name) ?? 0) === 0).map((d) => d.name);
+      if (unknown.length > 0)
+        throw Object.assign(new Error(`topics ${unknown.join(', ')} are not in the metadata yet`), {
+          retriable: true,
+        });
     }
     const present = declarations.filter((d) => existing.has(d.name));
     if (present.length > 0) {
