@@ -138,7 +138,7 @@ describe('ratelimit faults, stats and features', () => {
 
     it('shadow mode answers OK over the limit and counts shadow_mode', async () => {
       const value = random();
-      await awayFromMinuteEdge(2_000);
+      await awayFromMinuteEdge(10_000);
       await call(descriptors({ shadow: value }));
       const over = await call(descriptors({ shadow: value }));
       expect(over.overall_code).toBe('OK');
@@ -159,7 +159,7 @@ describe('ratelimit faults, stats and features', () => {
 
     it('a rule that replaces another takes its place', async () => {
       const value = random();
-      await awayFromMinuteEdge(2_000);
+      await awayFromMinuteEdge(10_000);
       expect((await call(descriptors({ banned: value }))).overall_code).toBe('OVER_LIMIT');
       const codes: string[] = [];
       for (let i = 0; i < 3; i++)
@@ -169,7 +169,7 @@ describe('ratelimit faults, stats and features', () => {
 
     it('a quota descriptor over its limit alone does not make the answer OVER_LIMIT, all of them do', async () => {
       const [spent, fresh] = [random(), random()];
-      await awayFromMinuteEdge(2_000);
+      await awayFromMinuteEdge(10_000);
       await call(descriptors({ quota: spent }));
       const one = await call(descriptors({ quota: spent }, { quota: fresh }));
       expect([one.overall_code, one.statuses[0]!.code, one.statuses[1]!.code]).toEqual([

@@ -77,7 +77,7 @@ describe('ratelimit dynamic metadata and DogStatsD', () => {
   });
 
   it('gRPC: the request and the merged metadata of the descriptors not over their limit', async () => {
-    await awayFromMinuteEdge();
+    await awayFromMinuteEdge(10_000);
     const quota = `quota`;
     const value = random();
     const call = () =>
@@ -148,7 +148,7 @@ describe('ratelimit dynamic metadata and DogStatsD', () => {
   });
 
   it('/json: the metadata of several descriptors under their limits merges, first value wins', async () => {
-    await awayFromMinuteEdge();
+    await awayFromMinuteEdge(10_000);
     const res = await server.json({
       domain: 'meta',
       descriptors: [
