@@ -3,6 +3,7 @@
 // collectors each hold their own), so that the generator takes little of the machine. Requests are
 // protobuf written by hand; a read through grpc-js every `lagSampleMs` measures ack → queryable.
 
+import { varint32Size as varintLength, writeVarint32 as writeVarint } from '../../shared/protobuf/wire.ts';
 import type { DbManager } from '../../test/helpers/experiment-server.ts';
 import { rawGrpcConnection } from '../ratelimit/raw-grpc-client.ts';
 
@@ -26,19 +27,6 @@ export function metricLogs(count: number, firstStep: number): MetricLog[] {
       metric: { name: METRICS[i % METRICS.length]!, value: String(Math.random()) },
     };
   });
-}
-
-const varintLength = (value: number): number =>
-  value < 0x80 ? 1 : value < 0x4000 ? 2 : value < 0x200000 ? 3 : 4;
-
-function writeVarint(out: Buffer, at: number, value: number): number {
-  let v = value;
-  while (v >= 0x80) {
-    out[at++] = (v & 0x7f) | 0x80;
-    v >>>= 7;
-  }
-  out[at++] = v;
-  return at;
 }
 
 /** A length-delimited field (tag, length, then `length` bytes the caller writes). */

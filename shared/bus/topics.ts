@@ -92,25 +92,22 @@ async function ensureTopicsOnce(
     if (missing.length > 0) {
       await client.createTopics(missing);
       logger.info({ topics: missing.map((d) => d.name) }, 'created topics');
-      // Done once the brokers' metadata knows them: a producer asks it for their partitions at once.
-      const known = await client.partitionCounts(missing.map((d) => d.name));
-      const unknown = missing.filter((d) => (known.get(d.name) ?? 0) === 0).map((d) => d.name);
-      if (unknown.length > 0)
-        throw Object.assign(new Error(`topics ${unknown.join(', ')} are not in the metadata yet`), {
-          retriable: true,
-        });
     }
-    const present = declarations.filter((d) => existing.has(d.name));
-    if (present.length > 0) {
-      const counts = await client.partitionCounts(present.map((d) => d.name));
-      for (const declared of present) {
-        const partitions = counts.get(declared.name) ?? 0;
-        if (partitions < declared.partitions) {
-          logger.warn(
-            { topic: declared.name, partitions, declared: declared.partitions },
-            'topic has fewer partitions than declared',
-          );
-        }
+    // Created topics are done once the brokers' metadata knows them: a producer asks it for their
+    // partitions at once.
+    const counts = await client.partitionCounts(declarations.map((d) => d.name));
+    const unknown = missing.filter((d) => (counts.get(d.name) ?? 0) === 0).map((d) => d.name);
+    if (unknown.length > 0)
+      throw Object.assign(new Error(`topics ${unknown.join(', ')} are not in the metadata yet`), {
+        retriable: true,
+      });
+    for (const declared of declarations.filter((d) => existing.has(d.name))) {
+      const partitions = counts.get(declared.name) ?? 0;
+      if (partitions < declared.partitions) {
+        logger.warn(
+          { topic: declared.name, partitions, declared: declared.partitions },
+          'topic has fewer partitions than declared',
+        );
       }
     }
   } catch (error) {

@@ -113,9 +113,15 @@ export class ProtobufReader {
 
 const TEXT = new TextDecoder('utf-8');
 
+/** A field's tag: its number and wire type in one number (as a reader compares it, or a writer writes it as a varint). */
+export const tagOf = (field: number, wireType: number): number => field * 8 + wireType;
+
+/** The fields of every map<K, V> entry, as the wire format lays it out: { K key = 1; V value = 2; }. */
+export const MAP_ENTRY = { key: 1, value: 2 } as const;
+
 /** A field's tag as one byte, for writers that write it so (field numbers 1 to 15). */
 export function oneByteTag(field: number, wireType: number): number {
-  const tag = field * 8 + wireType;
+  const tag = tagOf(field, wireType);
   if (field < 1 || tag > 0x7f) throw new Error(`field ${field}: its tag takes more than one byte`);
   return tag;
 }
@@ -168,7 +174,7 @@ export class ProtobufWriter {
   }
 
   tag(field: number, wireType: number): void {
-    this.varint(field * 8 + wireType);
+    this.varint(tagOf(field, wireType));
   }
 
   /** A string field whose UTF-8 length the caller measured as `length`. */

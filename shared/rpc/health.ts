@@ -4,7 +4,7 @@
 // HEALTH_SCHEMA, which test/unit/shared/protobuf-schemas.test.ts checks against the .proto.
 import { AppError } from '../errors.ts';
 import { fieldNumbers, type SchemaDeclaration } from '../protobuf/schema.ts';
-import { oneByteTag, ProtobufReader, WIRE } from '../protobuf/wire.ts';
+import { oneByteTag, ProtobufReader, tagOf, WIRE } from '../protobuf/wire.ts';
 import type { HandlerContext, RpcService } from './contract.ts';
 
 /** A status a server reports for itself or one of its services. */
@@ -24,7 +24,7 @@ export const HEALTH_SCHEMA = {
 const REQUEST = fieldNumbers(HEALTH_SCHEMA['grpc.health.v1.HealthCheckRequest']);
 const RESPONSE = fieldNumbers(HEALTH_SCHEMA['grpc.health.v1.HealthCheckResponse']);
 /** The request's service tag, as the reader reads it (another wire type is skipped). */
-const SERVICE_TAG = REQUEST.service * 8 + WIRE.bytes;
+const SERVICE_TAG = tagOf(REQUEST.service, WIRE.bytes);
 /** The reply's one-byte status tag. */
 const STATUS_TAG = oneByteTag(RESPONSE.status, WIRE.varint);
 

@@ -9,7 +9,11 @@ import {
   RATE_LIMIT_RESPONSE_SCHEMA,
 } from '../../../services/ratelimit/adapters/grpc/rls-codec.ts';
 import { PROTO_ROOT } from '../../../shared/grpc.ts';
-import type { SchemaDeclaration } from '../../../shared/protobuf/schema.ts';
+import {
+  requireOneByteTags,
+  type SchemaDeclaration,
+  sharedFieldNumbers,
+} from '../../../shared/protobuf/schema.ts';
 import { HEALTH_PROTO, HEALTH_SCHEMA } from '../../../shared/rpc/health.ts';
 
 // Every hand-written protobuf reader and writer declares the fields it reads or writes; each
@@ -92,5 +96,27 @@ describe('the hand-written protobuf codecs against proto/', () => {
     expect(stated(root.lookupType('api.v1.beta1.TrialSpec').fields.labels!)).toBe('4 map<string, string>');
     const value = load('envoy/service/ratelimit/v3/rls.proto').lookupType('google.protobuf.Value');
     expect(stated(fieldNamed(value, 'null_value')!)).toBe('1 google.protobuf.NullValue');
+  });
+
+  it('reads messages as one layout only when their fields agree', () => {
+    const schema = {
+      'x.Setting': { name: [1, 'string'], value: [2, 'string'] },
+      'x.Other': { name: [1, 'string'], value: [2, 'string'] },
+      'x.Shifted': { name: [1, 'string'], value: [3, 'string'] },
+      'x.Spec': { settings: [2, 'repeated x.Setting'] },
+      'x.OtherSpec': { settings: [2, 'repeated x.Other'] },
+    } as const satisfies SchemaDeclaration;
+    expect(sharedFieldNumbers(schema, 'x.Setting', 'x.Other')).toEqual({ name: 1, value: 2 });
+    expect(sharedFieldNumbers(schema, 'x.Spec', 'x.OtherSpec')).toEqual({ settings: 2 });
+    expect(() => sharedFieldNumbers(schema, 'x.Setting', 'x.Shifted')).toThrow(
+      'x.Setting and x.Shifted are read as one layout, but their fields differ',
+    );
+  });
+
+  it('refuses a field number past 15 to a writer that writes one-byte tags', () => {
+    expect(() => requireOneByteTags({ 'x.M': { a: [15, 'string'] } })).not.toThrow();
+    expect(() => requireOneByteTags({ 'x.M': { a: [16, 'string'] } })).toThrow(
+      'x.M.a: its tag takes more than one byte',
+    );
   });
 });

@@ -3,8 +3,8 @@
 // field numbers from here, and test/unit/shared/protobuf-schemas.test.ts checks this against api.proto.
 import {
   fieldNumbers,
-  type MessageDeclaration,
   type SchemaDeclaration,
+  sharedFieldNumbers,
 } from '../../../../shared/protobuf/schema.ts';
 
 export const SUGGESTIONS_REQUEST_SCHEMA = {
@@ -97,57 +97,24 @@ type Message = keyof typeof SUGGESTIONS_REQUEST_SCHEMA;
 /** A message's field numbers by field name. */
 export const fields = <M extends Message>(message: M) => fieldNumbers(SUGGESTIONS_REQUEST_SCHEMA[message]);
 
-/**
- * The field numbers of messages one function reads (AlgorithmSpec and EarlyStoppingSpec, say): the
- * first's, once every other declares the same fields with the same numbers and the same scalar
- * types (the messages or enums they name may differ: AlgorithmSetting and EarlyStoppingSetting
- * are checked as one layout too). Throws otherwise, so a reader never reads one message by
- * another's numbers.
- */
-function sharedFields<M extends Message>(
-  first: M,
-  ...others: readonly Message[]
-): { readonly [K in keyof (typeof SUGGESTIONS_REQUEST_SCHEMA)[M]]: number } {
-  const declared: MessageDeclaration = SUGGESTIONS_REQUEST_SCHEMA[first];
-  for (const other of others) {
-    const otherDeclared: MessageDeclaration = SUGGESTIONS_REQUEST_SCHEMA[other];
-    const names = Object.keys(declared);
-    const same =
-      names.length === Object.keys(otherDeclared).length &&
-      names.every((name) => {
-        const [number, type] = declared[name]!;
-        const theirs = otherDeclared[name];
-        return (
-          theirs !== undefined && theirs[0] === number && (theirs[1] === type || isNamed(type, theirs[1]))
-        );
-      });
-    if (!same) throw new Error(`${first} and ${other} are read as one layout, but their fields differ`);
-  }
-  return fields(first);
-}
-
-/** Both types name a message or enum (a full name has a dot; a scalar's name has none). */
-const isNamed = (a: string, b: string): boolean =>
-  a.includes('.') && b.includes('.') && a.startsWith('repeated ') === b.startsWith('repeated ');
-
-/**
- * A map entry's fields, as the protobuf wire format lays out every map<K, V> (a repeated message
- * { K key = 1; V value = 2; }): not declared in api.proto, so not in the schema above.
- */
-export const MAP_ENTRY = { key: 1, value: 2 } as const;
-
 // The layouts one reader reads for several messages, checked here (so whenever the schema loads).
 /** readNameValue's. */
-export const NAME_VALUE = sharedFields(
+export const NAME_VALUE = sharedFieldNumbers(
+  SUGGESTIONS_REQUEST_SCHEMA,
   'api.v1.beta1.AlgorithmSetting',
   'api.v1.beta1.EarlyStoppingSetting',
   'api.v1.beta1.ParameterAssignment',
   'api.v1.beta1.Metric',
 );
 /** readParameterSpecs's. */
-export const PARAMETER_SPECS = sharedFields(
+export const PARAMETER_SPECS = sharedFieldNumbers(
+  SUGGESTIONS_REQUEST_SCHEMA,
   'api.v1.beta1.ExperimentSpec.ParameterSpecs',
   'api.v1.beta1.Operation.ParameterSpecs',
 );
 /** readAlgorithm's. */
-export const ALGORITHM = sharedFields('api.v1.beta1.AlgorithmSpec', 'api.v1.beta1.EarlyStoppingSpec');
+export const ALGORITHM = sharedFieldNumbers(
+  SUGGESTIONS_REQUEST_SCHEMA,
+  'api.v1.beta1.AlgorithmSpec',
+  'api.v1.beta1.EarlyStoppingSpec',
+);

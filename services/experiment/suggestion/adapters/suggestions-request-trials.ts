@@ -10,9 +10,10 @@ import type {
 } from '../../../../proto/gen/api/v1/beta1/TrialSpec.ts';
 import type { TrialStatus__Output } from '../../../../proto/gen/api/v1/beta1/TrialStatus.ts';
 import type { StepAsideReader } from '../../../../shared/protobuf/step-aside-reader.ts';
+import { MAP_ENTRY } from '../../../../shared/protobuf/wire.ts';
 import { TRIAL_CONDITIONS } from '../katib-space.ts';
 import { enumName, readNameValue, readObjective } from './suggestions-request-parts.ts';
-import { fields, MAP_ENTRY } from './suggestions-request-schema.ts';
+import { fields } from './suggestions-request-schema.ts';
 
 const TRIAL = fields('api.v1.beta1.Trial');
 const TRIAL_SPEC = fields('api.v1.beta1.TrialSpec');

@@ -4,11 +4,17 @@
 // RATE_LIMIT_RESPONSE_SCHEMA, which test/unit/shared/protobuf-schemas.test.ts checks against
 // proto/envoy/service/ratelimit/v3/rls.proto.
 
-import { fieldNumbers, type SchemaDeclaration } from '../../../../shared/protobuf/schema.ts';
 import {
+  fieldNumbers,
+  requireOneByteTags,
+  type SchemaDeclaration,
+} from '../../../../shared/protobuf/schema.ts';
+import {
+  MAP_ENTRY,
   oneByteTag,
   ProtobufReader,
   ProtobufWriter,
+  tagOf,
   varintSize,
   WIRE,
 } from '../../../../shared/protobuf/wire.ts';
@@ -86,9 +92,6 @@ export const RATE_LIMIT_RESPONSE_SCHEMA = {
   'google.protobuf.ListValue': { values: [1, 'repeated google.protobuf.Value'] },
 } as const satisfies SchemaDeclaration;
 
-/** A field's tag as the reader reads it: field number and wire type in one number. */
-const tagOf = (field: number, wireType: number): number => field * 8 + wireType;
-
 const REQUEST = fieldNumbers(RATE_LIMIT_REQUEST_SCHEMA['envoy.service.ratelimit.v3.RateLimitRequest']);
 const DESCRIPTOR = fieldNumbers(
   RATE_LIMIT_REQUEST_SCHEMA['envoy.extensions.common.ratelimit.v3.RateLimitDescriptor'],
@@ -125,13 +128,8 @@ const HEADER = fieldNumbers(RATE_LIMIT_RESPONSE_SCHEMA['envoy.config.core.v3.Hea
 const STRUCT = fieldNumbers(RATE_LIMIT_RESPONSE_SCHEMA['google.protobuf.Struct']);
 const VALUE = fieldNumbers(RATE_LIMIT_RESPONSE_SCHEMA['google.protobuf.Value']);
 const LIST_VALUE = fieldNumbers(RATE_LIMIT_RESPONSE_SCHEMA['google.protobuf.ListValue']);
-/** A map entry's fields, as the wire format lays out every map<K, V>: { K key = 1; V value = 2; }. */
-const MAP_ENTRY = { key: 1, value: 2 } as const;
-// The writer counts one byte for each tag it writes (`field`, `varintField`, the sizes below), so
-// its field numbers are 1 to 15.
-for (const [message, fields] of Object.entries(RATE_LIMIT_RESPONSE_SCHEMA))
-  for (const [name, [number]] of Object.entries(fields))
-    if (number < 1 || number > 15) throw new Error(`${message}.${name}: its tag takes more than one byte`);
+// The writer counts one byte for each tag it writes (`field`, `varintField`, the sizes below).
+requireOneByteTags(RATE_LIMIT_RESPONSE_SCHEMA);
 const NULL_VALUE_TAG = oneByteTag(VALUE.null_value, WIRE.varint);
 const BOOL_VALUE_TAG = oneByteTag(VALUE.bool_value, WIRE.varint);
 
