@@ -17,7 +17,7 @@ import { createProgressTopic, readProgressEvents } from './adapters/progress-top
 import { certificateFacts } from './adapters/tls.ts';
 import { loadHistory, resumeUpgrade, runUpgrade } from './app/commands.ts';
 import type { OrchestratorDeps } from './app/deps.ts';
-import { gatherFacts } from './app/facts.ts';
+import { gatherSteadyFacts } from './app/facts.ts';
 import { ProgressNotReadError, ProgressNotRecordedError } from './app/progress-errors.ts';
 import {
   jsonCheck,
@@ -128,10 +128,12 @@ async function prepare(options: CliOptions): Promise<CommandContext> {
 
 async function plan(ctx: CommandContext): Promise<number> {
   const { spec, etcd, driver, certificates, asJson } = ctx;
-  const facts = await gatherFacts(spec, etcd, {
+  const facts = await gatherSteadyFacts(spec, etcd, {
     driver,
     binaryVersion,
-    now: systemClock.now(),
+    clock: systemClock,
+    sleep: (ms: number) => sleep(ms),
+    onMoment: (message: string) => process.stderr.write(`kvupgrade: ${message}\n`),
     ...(certificates ? { certificates } : {}),
   });
   const result = evaluatePlan(spec, facts, { allowAuth: ctx.options.allowAuth });

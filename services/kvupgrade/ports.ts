@@ -90,7 +90,10 @@ export interface ClusterMember {
   readonly isLearner: boolean;
 }
 
-/** etcd's HTTP endpoints and v3 JSON gateway on one client URL. Failures reject with UNAVAILABLE. */
+/**
+ * etcd's HTTP endpoints and v3 JSON gateway on one client URL. Failures reject with UNAVAILABLE;
+ * no answer within the request timeout rejects with DEADLINE_EXCEEDED.
+ */
 export interface EtcdClient {
   /** The server certificate on an https client URL (undefined on http); rejects with UNAVAILABLE. */
   certificate(url: string): Promise<{ readonly subject: string; readonly notAfter: number } | undefined>;

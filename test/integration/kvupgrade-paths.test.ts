@@ -89,6 +89,13 @@ describe('kvupgrade paths on a real 3-member cluster: patch, 3.5 -> 3.6, online 
 
   it('upgrades 3.5.35 -> 3.6.16 after etcdutl check v2store on each stopped member, losing no write', async () => {
     cluster = await cluster.rewrite(binaries('3.5.35', '3.6.16'));
+    // The file now names 3.5.35 as current: a rollback of the patch run has no 3.5.16 to start.
+    const back = await runKvupgrade(infra, ['rollback', '--cluster', cluster.file]);
+    expect(back.code, `${back.stdout}\n${back.stderr}`).toBe(3);
+    expect(back.stdout).toMatch(
+      /^rollback of run \w+ puts etcd 3\.5\.16 back on its members, but \S+\/etcd is etcd 3\.5\.35: name the 3\.5\.16 binary in binaries\.current \(or binaries\.via\) and run rollback again; nothing was changed$/m,
+    );
+    expect(await versions(cluster)).toEqual(Array(3).fill({ server: '3.5.35', cluster: '3.5.0' }));
     const { run, report } = await runWithWriter('w/');
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(await versions(cluster)).toEqual(

@@ -141,10 +141,12 @@ export function createEtcdHttp(options: {
         (error as { code?: string }).code === 'ABORT_ERR'
           ? 'TimeoutError'
           : ((error as { code?: string }).code ?? (error as Error).name);
-      throw unavailable(
-        `${url}${path}: ${cause === 'TimeoutError' ? `no answer in ${timeoutMs} ms` : cause}`,
-        error,
-      );
+      // A member that did not answer in time may be busy, not gone: callers may ask again.
+      if (cause === 'TimeoutError')
+        throw new AppError('DEADLINE_EXCEEDED', `${url}${path}: no answer in ${timeoutMs} ms`, {
+          cause: error,
+        });
+      throw unavailable(`${url}${path}: ${cause}`, error);
     }
   }
 

@@ -14,7 +14,7 @@ import { checkEvent, distinctEvents, type UpgradeProgress } from '../domain/prog
 import { initialState, type UpgradeState } from '../domain/run-state.ts';
 import type { ProgressLog } from '../ports.ts';
 import type { OrchestratorDeps } from './deps.ts';
-import { gatherFacts } from './facts.ts';
+import { gatherSteadyFacts } from './facts.ts';
 import { observeCluster } from './observe.ts';
 import { createOrchestrator } from './orchestrator.ts';
 import { ProgressNotReadError } from './progress-errors.ts';
@@ -60,10 +60,12 @@ export async function runUpgrade(
   // Reading facts changes nothing, so it overlaps with reading the events.
   const [history, facts] = await Promise.all([
     loadHistory(deps),
-    gatherFacts(deps.spec, deps.etcd, {
+    gatherSteadyFacts(deps.spec, deps.etcd, {
       driver: deps.driver,
       binaryVersion: deps.binaryVersion,
-      now: deps.clock.now(),
+      clock: deps.clock,
+      sleep: deps.sleep,
+      onMoment: deps.onNotice,
       ...(deps.certificates ? { certificates: deps.certificates } : {}),
     }),
   ]);

@@ -1,6 +1,13 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CertificateFacts, ClusterFacts, MemberFacts, ToolFacts } from '../domain/cluster-facts.ts';
+import type { Clock } from '../../../shared/clock.ts';
+import {
+  type CertificateFacts,
+  type ClusterFacts,
+  type MemberFacts,
+  momentaryReason,
+  type ToolFacts,
+} from '../domain/cluster-facts.ts';
 import type { ClusterSpec } from '../domain/cluster-spec.ts';
 import type { MemberSpec } from '../domain/member-spec.ts';
 import type { BinaryVersion, EtcdClient, MemberDriver } from '../ports.ts';
@@ -9,7 +16,7 @@ const message = (error: unknown) => (error as Error).message ?? String(error);
 
 async function settle<T>(
   work: Promise<T>,
-): Promise<{ ok: true; value: T } | { ok: false; error: string; authRequired: boolean }> {
+): Promise<{ ok: true; value: T } | { ok: false; error: string; authRequired: boolean; timedOut: boolean }> {
   try {
     return { ok: true, value: await work };
   } catch (error) {
@@ -17,6 +24,7 @@ async function settle<T>(
       ok: false,
       error: message(error),
       authRequired: (error as { authRequired?: boolean }).authRequired === true,
+      timedOut: (error as { code?: string }).code === 'DEADLINE_EXCEEDED',
     };
   }
 }
@@ -52,7 +60,12 @@ async function memberFacts(
     settle(etcd.certificate(url)),
   ]);
   const field = `${member.name} server certificate`;
+  const asked = { '/health': health, '/version': version, '/metrics': leader, 'quorum read': read, status };
+  const unanswered = Object.entries(asked).flatMap(([what, answer]) =>
+    !answer.ok && answer.timedOut ? [what] : [],
+  );
   return {
+    ...(unanswered.length > 0 ? { unanswered } : {}),
     processes: processes.ok ? processes.value : { error: processes.error },
     v3Database: v3.ok
       ? { file: v3File, exists: v3.value }
@@ -136,4 +149,33 @@ export async function gatherFacts(
     checkedAt: more.now,
     ...(more.certificates ? { certificates: more.certificates } : {}),
   };
+}
+
+/** How many times a cluster seen in a passing moment is read before it is judged as seen. */
+export const STEADY_READS = 3;
+/** The pause between those reads: about an election with etcd's default timings. */
+export const STEADY_PAUSE_MS = 1000;
+
+/**
+ * gatherFacts, read again while the facts may show only a moment (a member too busy to answer in
+ * time, an election under way): a busy host or a leader change must not refuse a healthy cluster,
+ * and a cluster that stays so is judged on its last read. `onMoment` hears each read taken again.
+ */
+export async function gatherSteadyFacts(
+  spec: ClusterSpec,
+  etcd: EtcdClient,
+  more: Omit<Parameters<typeof gatherFacts>[2], 'now'> & {
+    readonly clock: Clock;
+    readonly sleep: (ms: number) => Promise<void>;
+    readonly onMoment?: (reason: string) => void;
+  },
+): Promise<ClusterFacts> {
+  const { clock, sleep, onMoment, ...rest } = more;
+  for (let read = 1; ; read++) {
+    const facts = await gatherFacts(spec, etcd, { ...rest, now: clock.now() });
+    const reason = momentaryReason(facts);
+    if (reason === undefined || read === STEADY_READS) return facts;
+    onMoment?.(`${reason}: reading the cluster again in ${STEADY_PAUSE_MS} ms`);
+    await sleep(STEADY_PAUSE_MS);
+  }
 }

@@ -7,7 +7,7 @@ import { checkEvent } from '../domain/progress.ts';
 import { routeText } from '../domain/route.ts';
 import type { UpgradeState } from '../domain/run-state.ts';
 import { minorOf } from '../domain/versions.ts';
-import { gatherFacts } from './facts.ts';
+import { gatherSteadyFacts } from './facts.ts';
 import type { StepContext } from './member-control.ts';
 
 /** The next hop's checks refused: the run stays between hops, the cluster on the last hop's release. */
@@ -63,10 +63,12 @@ export async function nextHop(ctx: StepContext, state: UpgradeState): Promise<Up
   const { deps, recorder } = ctx;
   if (minorOf(state.route[state.hop + 2] ?? '') === '3.7' && minorOf(state.route[state.hop] ?? '') === '3.5')
     await waitForSnapshotsPast(ctx, state);
-  const facts = await gatherFacts(deps.spec, deps.etcd, {
+  const facts = await gatherSteadyFacts(deps.spec, deps.etcd, {
     driver: deps.driver,
     binaryVersion: deps.binaryVersion,
-    now: deps.clock.now(),
+    clock: deps.clock,
+    sleep: deps.sleep,
+    onMoment: deps.onNotice,
     ...(deps.certificates ? { certificates: deps.certificates } : {}),
   });
   // Auth matters to the 3.4 -> 3.5 hop only, which is always a route's first.

@@ -4,7 +4,7 @@ import { rollbackRefusal } from '../domain/history.ts';
 import { BEFORE_POINT_OF_NO_RETURN } from '../domain/phases.ts';
 import { initialState, type UpgradeState } from '../domain/run-state.ts';
 import { onlineDowngrade } from '../domain/upgrade-paths.ts';
-import { isOnMinor, minorOf } from '../domain/versions.ts';
+import { isOnMinor, isRelease, minorOf } from '../domain/versions.ts';
 import type { EtcdClient } from '../ports.ts';
 import { loadHistory } from './commands.ts';
 import type { OrchestratorDeps } from './deps.ts';
@@ -31,6 +31,21 @@ async function binaryRollbackPossible(
   );
   const known = versions.filter((v) => v !== undefined);
   return known.every((v) => !isOnMinor(v.cluster, to)) && known.some((v) => !isOnMinor(v.server, to));
+}
+
+/**
+ * Why the binary a rollback would start cannot take the hop back, before any member is stopped: the
+ * file may have been rewritten for the next hop since (binaries.current now the release this run
+ * upgraded to). Only the local driver's binaries can be run from here.
+ */
+async function wrongSourceBinary(deps: OrchestratorDeps, state: UpgradeState): Promise<string | undefined> {
+  if (deps.spec.driver.kind !== 'local' || state.fromVersion === undefined) return undefined;
+  const binary = releaseBinary(deps.spec, state.route, state.fromVersion);
+  const reported = await deps.binaryVersion(binary, ['--version']);
+  if (isRelease(reported.version, state.fromVersion)) return undefined;
+  const is =
+    reported.version === undefined ? `cannot be run (${reported.error})` : `is etcd ${reported.version}`;
+  return `rollback of run ${state.runId} puts etcd ${state.fromVersion} back on its members, but ${binary} ${is}: name the ${state.fromVersion} binary in binaries.current (or binaries.via) and run rollback again; nothing was changed`;
 }
 
 /** The hop went from a minor that etcd's online downgrade brings the cluster back to (3.6 on). */
@@ -81,6 +96,8 @@ export async function rollback(
       !state.downgradeEnabled &&
       (await binaryRollbackPossible(deps.etcd, deps, state)));
   if (byBinary) {
+    const refusal = await wrongSourceBinary(deps, state);
+    if (refusal) return { kind: 'refused', reason: refusal };
     const requested = await orchestrator.commit(state, { type: 'rollback-requested' });
     return { kind: 'finished', state: await orchestrator.drive(requested) };
   }

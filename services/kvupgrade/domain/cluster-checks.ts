@@ -231,7 +231,7 @@ const leader: PlanCheck = {
         'leader',
         'refuse',
         leaders.length === 0
-          ? 'no member reports etcd_server_is_leader 1'
+          ? `no member reports etcd_server_is_leader 1${silent.length > 0 ? `; /metrics did not answer on ${silent.join(', ')}` : ''}`
           : `several leaders: ${leaders.map((m) => m.name).join(', ')}`,
       ),
     ];

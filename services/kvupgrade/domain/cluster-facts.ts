@@ -37,6 +37,8 @@ export interface MemberFacts {
   };
   /** The certificate the member serves on its https client URL. */
   readonly serverCertificate?: CertificateFacts;
+  /** The endpoints that gave no answer within the request timeout (a busy member, or a hung one). */
+  readonly unanswered?: readonly string[];
 }
 
 /** One certificate of the tls block or of a member: parsed, or why not; expiry in epoch ms. */
@@ -82,3 +84,20 @@ export interface ClusterFacts {
 /** The members whose `/version` answered, with what they said. */
 export const answeredVersions = (facts: ClusterFacts) =>
   facts.members.flatMap((m) => (m.version.ok ? [{ name: m.name, ...m.version }] : []));
+
+/**
+ * Why these facts may show a passing moment rather than the cluster: a member too busy to answer in
+ * time, or no single leader while every member said whether it leads (an election under way).
+ * Undefined when they show neither; a member that refuses connections is not a moment.
+ */
+export function momentaryReason(facts: ClusterFacts): string | undefined {
+  const slow = facts.members.filter((m) => (m.unanswered ?? []).length > 0);
+  if (slow.length > 0)
+    return `no answer in time from ${slow.map((m) => `${m.name} (${m.unanswered!.join(', ')})`).join(', ')}`;
+  const leaders = facts.members.filter((m) => m.isLeader === true).length;
+  if (facts.members.every((m) => m.isLeader !== undefined) && leaders !== 1)
+    return leaders === 0
+      ? 'no member leads (an election may be under way)'
+      : `${leaders} members say they lead`;
+  return undefined;
+}
