@@ -152,6 +152,8 @@ export async function startRatelimitServer(
     built?: string;
     /** node options before the entry, such as --import of a test hook. */
     nodeOptions?: readonly string[];
+    /** Stops waiting for the service once its output shows it will not start (rejects, naming this). */
+    notStartingWhen?: { readonly what: string; readonly seen: (output: string) => boolean };
   } = {},
 ): Promise<RatelimitServer> {
   // PORT, GRPC_PORT and DEBUG_PORT when the test chose them (to probe them before the service is
@@ -254,12 +256,14 @@ export async function startRatelimitServer(
       'the rate limit service to listen',
       async () => {
         if (service.exitCode() !== undefined) return 'exited';
+        if (options.notStartingWhen?.seen(service.output())) return 'not starting';
         const res = await http(httpPort, '/healthcheck');
         return (options.waitForHealthy === false || res.status === 200) && 'listening';
       },
       { timeoutMs: options.readyTimeoutMs ?? 30_000, intervalMs: 100 },
     );
     if (outcome === 'exited') throw new Error(`the process exited with code ${service.exitCode()}`);
+    if (outcome === 'not starting') throw new Error(`not starting: ${options.notStartingWhen!.what}`);
   } catch (error) {
     await server.stop();
     throw new Error(`rate limit service did not start: ${(error as Error).message}\n${service.output()}`);
