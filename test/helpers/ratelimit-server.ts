@@ -270,3 +270,10 @@ export async function startRatelimitServer(
   }
   return server;
 }
+
+/**
+ * Waits until the service's output holds `text` (failing after 10 s): a log line comes through a pipe,
+ * so a counter or a decision that followed it may be seen first.
+ */
+export const logged = (server: Pick<RatelimitServer, 'output'>, text: string): Promise<true> =>
+  waitFor(`the service to log "${text}"`, () => server.output().includes(text), { timeoutMs: 10_000 });

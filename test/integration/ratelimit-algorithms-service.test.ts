@@ -8,6 +8,7 @@ import { createRuntimeFolder, type RuntimeFolder } from '../helpers/ratelimit-ru
 import {
   askEveryDecisionProcess,
   descriptors,
+  logged,
   type RatelimitServer,
   random,
   startRatelimitServer,
@@ -181,7 +182,8 @@ describe('the service with limit algorithms, on Redis', () => {
       'the load error',
       async () => (await server.stat('ratelimit.service.config_load_error')) > errors,
     );
-    expect(server.output()).toContain(
+    await logged(
+      server,
       "config.algo.yaml: burst can only be used with algorithm token_bucket, but found algorithm 'sliding_window' on descriptor 'algo.sliding'",
     );
     expect(await server.debug('/rlconfig')).toContain(

@@ -10,6 +10,7 @@ import { createRuntimeFolder, type RuntimeFolder } from '../helpers/ratelimit-ru
 import {
   descriptors,
   failedStart,
+  logged,
   type RatelimitServer,
   startRatelimitServer,
 } from '../helpers/ratelimit-server.ts';
@@ -151,7 +152,7 @@ describe('gRPC listener with mutual TLS', () => {
     expect(failures).toEqual([]);
     // A client connecting afresh gets the new certificate and decides too.
     expect((await decide(rlsClient(await tlsCredentials(certs.good)))).overall_code).toBe('OK');
-    expect(server.output()).toContain('gRPC TLS certificate reloaded');
+    await logged(server, 'gRPC TLS certificate reloaded');
   });
 
   it('does not start with a missing certificate file, naming it beside the other bad settings', async () => {
