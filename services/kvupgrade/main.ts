@@ -229,7 +229,7 @@ const run = (ctx: CommandContext) =>
       runId: randomUUID().slice(0, 8),
     });
     if (outcome.kind === 'already-upgraded') {
-      const text = alreadyUpgraded(spec.name, outcome.observed.versions, outcome.upgradedBy);
+      const text = alreadyUpgraded(spec.name, outcome.versions, outcome.upgradedBy);
       return ctx.finish(EXIT.ok, text, 'already-upgraded', outcome.upgradedBy?.state.phase ?? null);
     }
     if (outcome.kind === 'refused') {

@@ -1,4 +1,5 @@
 import { AppError } from '../../../shared/errors.ts';
+import { answeredVersions } from '../domain/cluster-facts.ts';
 import {
   activeRun,
   nothingToResume,
@@ -46,7 +47,8 @@ export type RunOutcome =
   | {
       readonly kind: 'already-upgraded';
       readonly plan: Plan;
-      readonly observed: ObservedCluster;
+      /** What each member answered in the read that found nothing to do. */
+      readonly versions: ObservedCluster['versions'];
       /** The run of this cluster that upgraded it, when one is recorded. */
       readonly upgradedBy: RecordedRun | undefined;
     }
@@ -80,7 +82,8 @@ export async function runUpgrade(
   const plan = evaluatePlan(deps.spec, facts, input);
   if (plan.outcome === 'done') {
     const upgradedBy = current?.state.phase === 'completed' ? current : undefined;
-    return { kind: 'already-upgraded', plan, observed: history.observed, upgradedBy };
+    const versions = answeredVersions(facts).map(({ name, server, cluster }) => ({ name, server, cluster }));
+    return { kind: 'already-upgraded', plan, versions, upgradedBy };
   }
   const orchestrator = createOrchestrator(deps);
   await orchestrator.startLogCapture();
