@@ -11,6 +11,8 @@ import type { MemberDriver } from '../ports.ts';
 import { lastLines, runCommand } from './process.ts';
 
 const POLL_MS = 20;
+/** How long a status waits for the exit code of a process of its own that /proc already shows gone. */
+const EXIT_CODE_WAIT_MS = 1000;
 
 /** A process's arguments as etcd would read them: after the program (and a script's interpreter). */
 export function etcdArgs(argv: readonly string[]): Flag[] | undefined {
@@ -43,6 +45,8 @@ export function createLocalProcessDriver(options: {
 }): MemberDriver {
   const { runDir, etcdutl, clock } = options;
   const exits = new Map<string, string>();
+  // Settled once node has reaped a member's process: /proc may show it gone (a zombie) a moment before.
+  const reaped = new Map<string, Promise<void>>();
   const cursors = new Map<string, { offset: number; partial: string }>();
   const pidFile = (m: MemberSpec) => join(runDir, `${m.name}.pid`);
   const logFile = (m: MemberSpec) => join(runDir, `${m.name}.log`);
@@ -146,8 +150,14 @@ export function createLocalProcessDriver(options: {
             reject(unavailable(`cannot start ${member.name} with ${binary}: ${error.message}`, error)),
           );
         });
-        child.once('exit', (code, signal) =>
-          exits.set(member.name, signal ? `killed by ${signal}` : `exit code ${code}`),
+        reaped.set(
+          member.name,
+          new Promise((resolve) =>
+            child.once('exit', (code, signal) => {
+              exits.set(member.name, signal ? `killed by ${signal}` : `exit code ${code}`);
+              resolve();
+            }),
+          ),
         );
         child.unref();
         exits.delete(member.name);
@@ -177,6 +187,8 @@ export function createLocalProcessDriver(options: {
 
     async status(member) {
       const running = (await livePid(member).catch(() => 1)) !== undefined;
+      const ours = reaped.get(member.name);
+      if (!running && !exits.has(member.name) && ours) await Promise.race([ours, sleep(EXIT_CODE_WAIT_MS)]);
       const exit = exits.get(member.name);
       return running ? { running } : exit ? { running, exit } : { running };
     },
