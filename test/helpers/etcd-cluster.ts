@@ -84,6 +84,14 @@ async function freeBasePort(preferred: number, size: number): Promise<number> {
   throw new Error(`no free ports for an etcd cluster near ${preferred}`);
 }
 
+type ClusterReleases = Pick<Parameters<typeof createEtcdCluster>[0], 'release' | 'target' | 'via' | 'tools'>;
+
+/** Whether the cluster names a release Debian does not package (built by the 'etcd-releases' step). */
+export function releasesToBuild(options: ClusterReleases): boolean {
+  const { release = '3.4.23', target = '3.5.16', via = [], tools = '3.5.16' } = options;
+  return [release, target, ...via, tools].some((v) => v !== '3.4.23' && v !== '3.5.16');
+}
+
 /**
  * A real etcd cluster of the Debian binaries on 127.0.0.1: client ports base+i, peer ports
  * base+10+i, data and logs under a temp folder. `basePort` is a preference per test file
@@ -121,8 +129,7 @@ export async function createEtcdCluster(options: {
   };
   const { release = '3.4.23', target = '3.5.16', via = [], tools = '3.5.16' } = options;
   // Releases Debian does not package are built once (the integration setup starts that early).
-  if ([release, target, ...via, tools].some((v) => v !== '3.4.23' && v !== '3.5.16'))
-    await prepared('etcd-releases');
+  if (releasesToBuild(options)) await prepared('etcd-releases');
   const bin = {
     etcd34: join(dirOf(release), 'etcd'),
     etcd35: join(dirOf(target), 'etcd'),

@@ -61,6 +61,13 @@ const STEPS = {
 } as const satisfies Record<string, () => Promise<void>>;
 
 export type PreparationStep = keyof typeof STEPS;
+
+/**
+ * The timeout of a hook that waits for a step: a hang catcher, not a bound. On a machine whose Go
+ * and apt caches are empty the steps take minutes each (three etcd releases built from the Go
+ * module proxy took 13 min on 2 cores), more than the files that need them wait by default.
+ */
+export const PREPARATION_HOOK_TIMEOUT_MS = 1_800_000;
 /** In the order the background runs them: what the earliest of the late test files needs first. */
 export const PREPARATION_STEPS = Object.keys(STEPS) as PreparationStep[];
 

@@ -17,7 +17,7 @@ import { freePort } from '../helpers/experiment-server.ts';
 import { uniqueName } from '../helpers/kafka.ts';
 import { createKatibCalls, type KatibCalls } from '../helpers/katib-calls.ts';
 import { ensureKatibSdk } from '../helpers/katib-sdk.ts';
-import { prepared } from '../helpers/preparations.ts';
+import { PREPARATION_HOOK_TIMEOUT_MS, prepared } from '../helpers/preparations.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const run = promisify(execFile);
@@ -140,7 +140,7 @@ beforeAll(async () => {
     ),
   ]);
   python = await sdk;
-}, 900_000);
+}, PREPARATION_HOOK_TIMEOUT_MS);
 
 afterAll(async () => {
   for (const role of roles.values()) {

@@ -16,7 +16,7 @@ import type { EtcdTestCluster } from '../helpers/etcd-cluster.ts';
 import { withEtcdCluster } from '../helpers/etcd-cluster-hooks.ts';
 import { freePort } from '../helpers/experiment-server.ts';
 import { uniqueName } from '../helpers/kafka.ts';
-import { prepared } from '../helpers/preparations.ts';
+import { PREPARATION_HOOK_TIMEOUT_MS, prepared } from '../helpers/preparations.ts';
 import { createHealthClient, createRlsClient } from '../helpers/rls-client.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
@@ -30,7 +30,7 @@ const started: Container[] = [];
 beforeAll(async () => {
   await prepared('test-image');
   tag = (await ensureTestImage()).tag;
-}, 900_000);
+}, PREPARATION_HOOK_TIMEOUT_MS);
 
 withEtcdCluster({ infra, basePort: 23610 }, async (c) => {
   cluster = c;

@@ -11,7 +11,12 @@ import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALGORITHM_NAMES as EARLY_STOPPING_NAMES } from '../../services/experiment/earlystopping/algorithms.ts';
 import { ALGORITHMS } from '../../services/experiment/suggestion/registry.ts';
-import { KUSTOMIZE, MANIFEST_CHECKER, prepared } from '../helpers/preparations.ts';
+import {
+  KUSTOMIZE,
+  MANIFEST_CHECKER,
+  PREPARATION_HOOK_TIMEOUT_MS,
+  prepared,
+} from '../helpers/preparations.ts';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -40,7 +45,7 @@ beforeAll(async () => {
     GIT_CONFIG_KEY_0: `url.file://${katibRepo}.insteadOf`,
     GIT_CONFIG_VALUE_0: KATIB,
   };
-}, 900_000);
+}, PREPARATION_HOOK_TIMEOUT_MS);
 
 afterAll(async () => {
   if (katibRepo) await rm(katibRepo, { recursive: true, force: true });

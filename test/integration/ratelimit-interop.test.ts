@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { H2SPEC, prepared, RATELIMIT_CLIENT } from '../helpers/preparations.ts';
+import { H2SPEC, PREPARATION_HOOK_TIMEOUT_MS, prepared, RATELIMIT_CLIENT } from '../helpers/preparations.ts';
 import { createRuntimeFolder, type RuntimeFolder } from '../helpers/ratelimit-runtime.ts';
 import { type RatelimitServer, random, startRatelimitServer } from '../helpers/ratelimit-server.ts';
 import { type ListenerCertificates, listenerCertificates } from '../helpers/tls-certs.ts';
@@ -27,16 +27,14 @@ descriptors:
       requests_per_unit: 3
 `;
 
-/** h2spec, built into the gitignored .bench-tools/ when missing (test/helpers/preparations.ts). */
-const h2spec = async () => {
-  await prepared('interop-tools');
-  return H2SPEC;
-};
+// h2spec and the Go client, built into the gitignored .bench-tools/ when missing
+// (test/helpers/preparations.ts): waited for once, before the tests that run them.
+beforeAll(() => prepared('interop-tools'), PREPARATION_HOOK_TIMEOUT_MS);
 
 /** h2spec's summary line and the failures it lists (none when every case passes). */
 async function conformance(port: number, tls: boolean): Promise<{ summary: string; failures: string }> {
   const args = ['-h', '127.0.0.1', '-p', String(port), '-o', '5', ...(tls ? ['-t', '-k'] : [])];
-  const output = await run(await h2spec(), args, { timeout: 300_000, maxBuffer: 1 << 24 }).then(
+  const output = await run(H2SPEC, args, { timeout: 300_000, maxBuffer: 1 << 24 }).then(
     (done) => done.stdout,
     (failed: { stdout?: string }) => failed.stdout ?? String(failed),
   );
@@ -119,7 +117,6 @@ describe('the gRPC listener with clients nobody here wrote', () => {
   });
 
   it("decides for envoyproxy/ratelimit's own client (grpc-go) over TLS", async () => {
-    await prepared('interop-tools');
     const client = RATELIMIT_CLIENT;
     const { stdout } = await run(
       client,
