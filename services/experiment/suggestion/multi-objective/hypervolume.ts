@@ -2,8 +2,8 @@
 // minimised) and bounded by a reference point. Exact in every dimension: one objective is a
 // length, two a sweep over the staircase (O(N log N)), three and more slice the last objective at
 // every vector's value and add slab × the hypervolume of the vectors below it in one dimension
-// fewer (HSO, While et al. 2006): O(N² log N) for three objectives, exponential in the number of
-// objectives beyond, which is what every exact method costs.
+// fewer (HSO, While et al. 2006): O(N · F log F) for three objectives (F the size of the front),
+// exponential in the number of objectives beyond, which is what every exact method costs.
 
 import { dominates, type Losses } from './pareto.ts';
 
@@ -28,12 +28,13 @@ function volume(vectors: readonly Losses[], reference: Losses): number {
   const sorted = [...vectors].sort((a, b) => a[d - 1]! - b[d - 1]!);
   const lower = reference.slice(0, d - 1);
   let total = 0;
+  // The projections of the vectors below the slab, kept non-dominated as each one joins.
+  const projected: Losses[] = [];
   for (let i = 0; i < sorted.length; i++) {
+    addNonDominated(projected, sorted[i]!.slice(0, d - 1));
     const top = i + 1 < sorted.length ? sorted[i + 1]![d - 1]! : reference[d - 1]!;
     const thickness = top - sorted[i]![d - 1]!;
-    if (thickness <= 0) continue;
-    const projected = nonDominated(sorted.slice(0, i + 1).map((v) => v.slice(0, d - 1)));
-    total += thickness * volume(projected, lower);
+    if (thickness > 0) total += thickness * volume(projected, lower);
   }
   return total;
 }
@@ -54,12 +55,17 @@ function staircase(vectors: readonly Losses[], reference: Losses): number {
 /** The vectors no other one dominates, duplicates kept once. */
 function nonDominated(vectors: readonly Losses[]): Losses[] {
   const kept: Losses[] = [];
-  for (const v of vectors) {
-    if (kept.some((k) => dominates(k, v) || k.every((value, i) => value === v[i]))) continue;
-    for (let i = kept.length - 1; i >= 0; i--) if (dominates(v, kept[i]!)) kept.splice(i, 1);
-    kept.push(v);
-  }
+  for (const v of vectors) addNonDominated(kept, v);
   return kept;
+}
+
+/** Adds v to a non-dominated set unless one of its vectors dominates or equals it; drops those v dominates. */
+function addNonDominated(kept: Losses[], v: Losses): void {
+  if (kept.some((k) => dominates(k, v) || k.every((value, i) => value === v[i]))) return;
+  let write = 0;
+  for (let read = 0; read < kept.length; read++) if (!dominates(v, kept[read]!)) kept[write++] = kept[read]!;
+  kept.length = write;
+  kept.push(v);
 }
 
 /** How far past the worst vector the default reference point lies, as a share of each range. */

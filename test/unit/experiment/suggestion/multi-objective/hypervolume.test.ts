@@ -89,6 +89,20 @@ describe('hypervolume', () => {
     }
   });
 
+  it('three objectives, 1,000 vectors on the sphere: just under the volume outside the ball', () => {
+    // Every vector on the unit sphere's positive octant is non-dominated; the region they dominate
+    // inside [0, 1]³ lies outside the ball and fills it as they grow dense: 1 − π/6 from below.
+    const rng = createRng(3);
+    const sphere = Array.from({ length: 1000 }, () => {
+      const v = [Math.abs(rng.normal()), Math.abs(rng.normal()), Math.abs(rng.normal())];
+      const norm = Math.hypot(...v);
+      return v.map((x) => x / norm);
+    });
+    const volume = hypervolume(sphere, [1, 1, 1]);
+    expect(volume).toBeLessThan(1 - Math.PI / 6);
+    expect(volume).toBeGreaterThan(1 - Math.PI / 6 - 0.03);
+  });
+
   it('refuses vectors of another dimension than the reference', () => {
     expect(() => hypervolume([[1, 2, 3]], [4, 4])).toThrow(
       'a vector has 3 objectives, the reference point 2',
