@@ -2,12 +2,14 @@
 // parameters, on the log scale for LOG_* ones; choice indices for categorical ones). A categorical
 // parameter always takes one parent's choice (uniform crossover): an index has no order to blend.
 // Published definitions: SBX (Deb & Agrawal 1995, bounded form of Deb & Beyer 2001), BLX-α
-// (Eshelman & Schaffer 1993), uniform (Syswerda 1989).
+// (Eshelman & Schaffer 1993), uniform (Syswerda 1989); SPX and UNDX, which take three parents and
+// the numeric coordinates as one vector, in ./nsga2-vector-crossover.ts.
 
 import type { Encoded } from '../models/parzen.ts';
 import type { Axis } from '../models/unit-space.ts';
 import type { Rng } from '../rng.ts';
 import type { Nsga2Crossover } from '../settings/nsga2.ts';
+import { simplexCrossover, unimodalNormalCrossover } from './nsga2-vector-crossover.ts';
 
 export interface CrossoverOptions {
   readonly kind: Nsga2Crossover;
@@ -22,14 +24,14 @@ const BLX_ALPHA = 0.5;
 /** Draws of a blend that leaves the unit cube before the child is clipped into it. */
 const MAX_BLEND_DRAWS = 16;
 
-/** One child of two parents. */
+/** One child of PARENTS_PER_CROSSOVER[kind] parents. */
 export function crossover(
   axes: readonly Axis[],
-  first: Encoded,
-  second: Encoded,
+  parents: readonly Encoded[],
   options: CrossoverOptions,
   rng: Rng,
 ): number[] {
+  const [first, second] = parents as [Encoded, Encoded];
   const child: number[] = [];
   for (let d = 0; d < axes.length; d++) {
     const a = first[d]!;
@@ -38,10 +40,19 @@ export function crossover(
       child.push(rng.next() < options.swappingProb ? b : a);
     } else if (options.kind === 'sbx') {
       child.push(simulatedBinary(a, b, options, rng));
-    } else {
+    } else if (options.kind === 'blxalpha') {
       child.push(blend(a, b, rng));
-    }
+    } else child.push(a);
   }
+  if (options.kind !== 'spx' && options.kind !== 'undx') return child;
+  const numeric = [...axes.keys()].filter((d) => axes[d]!.kind !== 'categorical');
+  if (numeric.length === 0) return child;
+  const vectors = parents.map((p) => numeric.map((d) => p[d]!));
+  const blended =
+    options.kind === 'spx' ? simplexCrossover(vectors, rng) : unimodalNormalCrossover(vectors, rng);
+  numeric.forEach((d, k) => {
+    child[d] = blended[k]!;
+  });
   return child;
 }
 

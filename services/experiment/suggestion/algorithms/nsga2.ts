@@ -13,7 +13,7 @@ import { type Axis, axesOf, collectDistinct, drawUnit, randomPoint } from '../mo
 import { resolveObjectives, type ScoredTrial, scoreTrials } from '../multi-objective/objectives.ts';
 import { dominates } from '../multi-objective/pareto.ts';
 import { createRng, type Rng } from '../rng.ts';
-import { type Nsga2Settings, readNsga2Settings } from '../settings/nsga2.ts';
+import { type Nsga2Settings, PARENTS_PER_CROSSOVER, readNsga2Settings } from '../settings/nsga2.ts';
 import type { Point } from '../space.ts';
 import { type CrossoverOptions, crossover } from './nsga2-crossover.ts';
 import { parentPopulation } from './nsga2-generations.ts';
@@ -59,19 +59,20 @@ export interface BreedingOptions {
   readonly crossover: CrossoverOptions;
 }
 
-/** A function that makes one child of the parent population (at least two parents). */
+/** A function that makes one child of the parent population (at least as many as the crossover takes). */
 export function createBreeder(
   axes: readonly Axis[],
   parents: readonly ScoredTrial[],
   options: BreedingOptions,
 ): (rng: Rng) => Point {
   const encoded = parents.map((p) => encodePoint(axes, p.point)!);
-  const tournament = (rng: Rng, other?: number): number => {
+  const parentCount = PARENTS_PER_CROSSOVER[options.crossover.kind];
+  /** Binary tournament among the parents not already chosen for this child. */
+  const tournament = (rng: Rng, chosen: readonly number[] = []): number => {
     const pick = () => {
-      if (other === undefined) return rng.int(parents.length);
-      // The second parent is another trial: crossing a parent with itself copies it.
-      let i = rng.int(parents.length - 1);
-      if (i >= other) i++;
+      let i = rng.int(parents.length);
+      // Another trial each time: crossing a parent with itself copies it.
+      while (chosen.includes(i)) i = rng.int(parents.length);
       return i;
     };
     const a = pick();
@@ -81,9 +82,14 @@ export function createBreeder(
   return (rng) => {
     let child: number[];
     if (rng.next() < options.crossoverProb) {
-      const first = tournament(rng);
-      const second = tournament(rng, first);
-      child = crossover(axes, encoded[first]!, encoded[second]!, options.crossover, rng);
+      const chosen: number[] = [];
+      while (chosen.length < parentCount) chosen.push(tournament(rng, chosen));
+      child = crossover(
+        axes,
+        chosen.map((i) => encoded[i]!),
+        options.crossover,
+        rng,
+      );
     } else child = [...encoded[tournament(rng)]!];
     for (let d = 0; d < axes.length; d++) {
       if (rng.next() >= options.mutationProb) continue;

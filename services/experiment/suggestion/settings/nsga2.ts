@@ -6,8 +6,16 @@ import { readFloat, readInt } from '../../common/katib-numbers.ts';
 import { OBJECTIVES_SETTING } from '../multi-objective/objectives.ts';
 import { rejectUnknown } from './read.ts';
 
-/** The crossovers this service implements; Optuna's spx, undx and vsbx are refused by name. */
-export const NSGA2_CROSSOVERS = ['uniform', 'sbx', 'blxalpha'] as const;
+/** The crossovers this service implements; Optuna's vsbx is refused, naming these. */
+export const NSGA2_CROSSOVERS = ['uniform', 'sbx', 'blxalpha', 'spx', 'undx'] as const;
+/** spx and undx take three parents, the others two: the population must hold that many. */
+export const PARENTS_PER_CROSSOVER: Readonly<Record<Nsga2Crossover, number>> = {
+  uniform: 2,
+  sbx: 2,
+  blxalpha: 2,
+  spx: 3,
+  undx: 3,
+};
 export type Nsga2Crossover = (typeof NSGA2_CROSSOVERS)[number];
 
 export interface Nsga2Settings {
@@ -62,11 +70,19 @@ export function readNsga2Settings(s: ReadonlyMap<string, string>): Nsga2Settings
           'None or a number between 0 and 1, inclusive',
         );
   const randomState = optional(s, 'random_state', readInt, (v) => v >= 0, 'an integer >= 0');
+  const crossover = (crossoverText as Nsga2Crossover | undefined) ?? NSGA2_DEFAULTS.crossover;
+  const size = populationSize ?? NSGA2_DEFAULTS.populationSize;
+  if (size < PARENTS_PER_CROSSOVER[crossover])
+    throw refuse(
+      'population_size',
+      String(size),
+      `at least ${PARENTS_PER_CROSSOVER[crossover]} with crossover ${crossover}, which takes ${PARENTS_PER_CROSSOVER[crossover]} parents`,
+    );
   return {
     ...(s.has(OBJECTIVES_SETTING) ? { objectives: s.get(OBJECTIVES_SETTING)! } : {}),
-    populationSize: populationSize ?? NSGA2_DEFAULTS.populationSize,
+    populationSize: size,
     ...(mutationProb === undefined ? {} : { mutationProb }),
-    crossover: (crossoverText as Nsga2Crossover | undefined) ?? NSGA2_DEFAULTS.crossover,
+    crossover,
     crossoverProb: probability('crossover_prob') ?? NSGA2_DEFAULTS.crossoverProb,
     swappingProb: probability('swapping_prob') ?? NSGA2_DEFAULTS.swappingProb,
     ...(randomState === undefined ? {} : { randomState }),
