@@ -2,7 +2,7 @@
 // one objective or several (the `objectives` setting, ../multi-objective/objectives.ts). While the
 // first generation fills, points are drawn at random; after, each child comes from parents chosen
 // by binary tournament (of two random parents, one that dominates the other wins), crossed with
-// probability crossover_prob (else a tournament winner is copied), then each parameter is redrawn
+// probability crossover_prob (else a random parent is copied), then each parameter is redrawn
 // at random with probability mutation_prob (default 1 / number of parameters). Running trials
 // only keep the batch distinct: NSGA-II has no model for them to inform.
 
@@ -90,7 +90,10 @@ export function createBreeder(
         options.crossover,
         rng,
       );
-    } else child = [...encoded[tournament(rng)]!];
+    } else {
+      // Without crossover Optuna's sampler copies a parent drawn at random, not a tournament winner.
+      child = [...encoded[rng.int(parents.length)]!];
+    }
     for (let d = 0; d < axes.length; d++) {
       if (rng.next() >= options.mutationProb) continue;
       const axis = axes[d]!;
