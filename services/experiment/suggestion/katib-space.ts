@@ -185,6 +185,8 @@ export interface TrialRecord {
   readonly name: string;
   readonly condition: Condition;
   readonly startTime: string;
+  /** status.completion_time as sent ('' when absent). */
+  readonly completionTime: string;
   readonly assignments: ReadonlyMap<string, string>;
   /** Undefined when the assignments do not fit the search space. */
   readonly point: Point | undefined;
@@ -243,6 +245,7 @@ export function readTrials(
       name: trial.name,
       condition,
       startTime: trial.status?.start_time ?? '',
+      completionTime: trial.status?.completion_time ?? '',
       assignments,
       point,
       objective: value,

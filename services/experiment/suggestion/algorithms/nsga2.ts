@@ -16,7 +16,7 @@ import { createRng, type Rng } from '../rng.ts';
 import { type Nsga2Settings, PARENTS_PER_CROSSOVER, readNsga2Settings } from '../settings/nsga2.ts';
 import type { Point } from '../space.ts';
 import { type CrossoverOptions, crossover } from './nsga2-crossover.ts';
-import { parentPopulation } from './nsga2-generations.ts';
+import { inCompletionOrder, parentPopulation } from './nsga2-generations.ts';
 
 /** SBX's distribution index as Optuna's documentation gives it: 2 for one objective, 20 for several. */
 const sbxEta = (objectives: number): number => (objectives > 1 ? 20 : 2);
@@ -31,7 +31,7 @@ export const nsga2: Algorithm<Nsga2Settings> = {
     const objectives = resolveObjectives(config.objectives, experiment.objective);
     const axes = axesOf(dimensions);
     const parents = parentPopulation(
-      scoreTrials(trials.records, objectives),
+      inCompletionOrder(scoreTrials(trials.records, objectives), trials.records),
       config.populationSize,
       seeds.experiment,
     );

@@ -173,6 +173,32 @@ describe('generations and elites', () => {
     ).toEqual([2, 3, 4]);
   });
 
+  it('generations follow completion_time, not request order: the same trials in another order give the same reply', () => {
+    const exp = twoObjectiveExperiment('nsga2', {
+      objectives: 'f1:minimize,f2:minimize',
+      population_size: '4',
+      random_state: '2',
+    });
+    const rng = createRng(12);
+    const trials = Array.from({ length: 10 }, (_, i) => {
+      const set = Object.fromEntries(ZDT_SPACE.map((p) => [p.name, String(rng.next())]));
+      const [f1, f2] = zdt1(ZDT_SPACE.map((p) => Number(set[p.name])));
+      const done = trial(`z${(i * 7) % 10}-${i}`, set, 'SUCCEEDED', { f1: String(f1), f2: String(f2) });
+      done.status!.completion_time = `2026-01-01T00:00:${String(i).padStart(2, '0')}Z`;
+      return done;
+    });
+    const byName = [...trials].sort((a, b) => (a.name < b.name ? -1 : 1));
+    expect(byName.map((t) => t.name)).not.toEqual(trials.map((t) => t.name));
+    const reply = suggest(request(exp, trials, 4), ALGORITHMS).reply;
+    expect(suggest(request(exp, byName, 4), ALGORITHMS).reply).toEqual(reply);
+    // Without completion times the listing order is the order, and the parents differ.
+    const untimed = (list: typeof trials) =>
+      list.map((t) => ({ ...t, status: { ...t.status!, completion_time: '' } }));
+    expect(suggest(request(exp, untimed(byName), 4), ALGORITHMS).reply).not.toEqual(
+      suggest(request(exp, untimed(trials), 4), ALGORITHMS).reply,
+    );
+  });
+
   it('after the first generation, children recombine the parents (uniform crossover, no mutation)', () => {
     const exp = twoObjectiveExperiment('nsga2', {
       objectives: 'f1:minimize,f2:minimize',
