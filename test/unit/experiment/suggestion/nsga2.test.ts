@@ -1,7 +1,6 @@
-// nsga2 through the use case: settings refusals, generations and elites, determinism, and the
+// nsga2 through the use case: generations and elites, recombination, determinism, and the
 // hypervolume it reaches on ZDT1 against random search with the same budget and seed.
 import { describe, expect, it } from 'vitest';
-import type { Experiment__Output } from '../../../../proto/gen/api/v1/beta1/Experiment.ts';
 import type { Trial__Output } from '../../../../proto/gen/api/v1/beta1/Trial.ts';
 import {
   parentPopulation,
@@ -11,128 +10,9 @@ import { hypervolume } from '../../../../services/experiment/suggestion/multi-ob
 import type { ScoredTrial } from '../../../../services/experiment/suggestion/multi-objective/objectives.ts';
 import { ALGORITHMS } from '../../../../services/experiment/suggestion/registry.ts';
 import { createRng } from '../../../../services/experiment/suggestion/rng.ts';
-import { readNsga2Settings } from '../../../../services/experiment/suggestion/settings/nsga2.ts';
-import { prepareExperiment, suggest } from '../../../../services/experiment/suggestion/suggest.ts';
-import { AppError } from '../../../../shared/errors.ts';
-import { assignmentsOf, double, experiment, request, trial } from './fixtures.ts';
-
-const ZDT_VARIABLES = 10;
-const ZDT_SPACE = Array.from({ length: ZDT_VARIABLES }, (_, i) => double(`x${i}`, '0', '1'));
-
-/** ZDT1 (Zitzler, Deb & Thiele 2000): a convex front f2 = 1 − √f1 where x1..x9 are 0. */
-function zdt1(x: readonly number[]): [number, number] {
-  const f1 = x[0]!;
-  const g = 1 + (9 / (x.length - 1)) * x.slice(1).reduce((sum, v) => sum + v, 0);
-  return [f1, g * (1 - Math.sqrt(f1 / g))];
-}
-
-function twoObjectiveExperiment(algorithm: string, settings: Record<string, string>): Experiment__Output {
-  const exp = experiment({ algorithm, settings, parameters: ZDT_SPACE, type: 'MINIMIZE', metric: 'f1' });
-  exp.spec!.objective!.additional_metric_names = ['f2'];
-  return exp;
-}
-
-/** Runs an experiment as Katib's controller would: batches of `batch`, each trial reporting f1 and f2. */
-function runZdt1(exp: Experiment__Output, trialCount: number, batch: number): number[][] {
-  const trials: Trial__Output[] = [];
-  const losses: number[][] = [];
-  while (trials.length < trialCount) {
-    const { reply } = suggest(request(exp, trials, batch), ALGORITHMS);
-    for (const set of assignmentsOf(reply)) {
-      const [f1, f2] = zdt1(ZDT_SPACE.map((p) => Number(set[p.name])));
-      losses.push([f1, f2]);
-      trials.push(trial(`t${trials.length}`, set, 'SUCCEEDED', { f1: String(f1), f2: String(f2) }));
-    }
-  }
-  return losses;
-}
-
-function refusal(call: () => unknown): string {
-  try {
-    call();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AppError);
-    expect((error as AppError).code).toBe('INVALID_ARGUMENT');
-    return (error as Error).message;
-  }
-  throw new Error('accepted');
-}
-
-describe('nsga2 settings', () => {
-  const read = (settings: Record<string, string>) => readNsga2Settings(new Map(Object.entries(settings)));
-
-  it("Optuna's defaults; None for mutation_prob is the default", () => {
-    expect(read({})).toEqual({
-      populationSize: 50,
-      crossover: 'uniform',
-      crossoverProb: 0.9,
-      swappingProb: 0.5,
-    });
-    expect(read({ mutation_prob: 'None' })).toEqual(read({}));
-    expect(
-      read({
-        population_size: '8',
-        mutation_prob: '0.25',
-        crossover: 'sbx',
-        crossover_prob: '1',
-        swapping_prob: '0',
-        random_state: '3',
-        objectives: 'a:maximize',
-      }),
-    ).toEqual({
-      objectives: 'a:maximize',
-      populationSize: 8,
-      mutationProb: 0.25,
-      crossover: 'sbx',
-      crossoverProb: 1,
-      swappingProb: 0,
-      randomState: 3,
-    });
-  });
-
-  it.each([
-    [{ population_size: '1' }, 'population_size 1 is not allowed: an integer >= 2'],
-    [
-      { population_size: '2.5' },
-      "failed to validate population_size(2.5): invalid literal for int() with base 10: '2.5'",
-    ],
-    [
-      { mutation_prob: '1.5' },
-      'mutation_prob 1.5 is not allowed: None or a number between 0 and 1, inclusive',
-    ],
-    [
-      { mutation_prob: 'nan' },
-      'mutation_prob nan is not allowed: None or a number between 0 and 1, inclusive',
-    ],
-    [{ crossover: 'vsbx' }, 'crossover vsbx is not allowed: one of uniform, sbx, blxalpha, spx, undx'],
-    [{ crossover: 'SBX' }, 'crossover SBX is not allowed: one of uniform, sbx, blxalpha, spx, undx'],
-    [
-      { crossover: 'undx', population_size: '2' },
-      'population_size 2 is not allowed: at least 3 with crossover undx, which takes 3 parents',
-    ],
-    [{ crossover_prob: '-0.1' }, 'crossover_prob -0.1 is not allowed: a number between 0 and 1, inclusive'],
-    [
-      { swapping_prob: 'half' },
-      "failed to validate swapping_prob(half): could not convert string to float: 'half'",
-    ],
-    [{ swapping_prob: '2' }, 'swapping_prob 2 is not allowed: a number between 0 and 1, inclusive'],
-    [{ random_state: '-1' }, 'random_state -1 is not allowed: an integer >= 0'],
-    [{ n_generations: '5' }, 'unknown setting n_generations for algorithm nsga2'],
-  ])('refuses %j', (settings, message) => {
-    expect(refusal(() => read(settings))).toBe(message);
-  });
-
-  it('ValidateAlgorithmSettings and GetSuggestions refuse objectives that do not fit the experiment alike', () => {
-    const exp = twoObjectiveExperiment('nsga2', { objectives: 'f1:minimize,f3:minimize' });
-    const expected =
-      'objectives "f1:minimize,f3:minimize": f3 must also be one of objective.additional_metric_names (now: f2), or Katib\'s metrics collector never reports it';
-    expect(refusal(() => prepareExperiment(exp, ALGORITHMS))).toBe(expected);
-    expect(refusal(() => prepareExperiment(exp, ALGORITHMS, { settingsOnlyWithoutParameters: true }))).toBe(
-      expected,
-    );
-    expect(refusal(() => suggest(request(exp), ALGORITHMS))).toBe(expected);
-  });
-});
+import { suggest } from '../../../../services/experiment/suggestion/suggest.ts';
+import { assignmentsOf, experiment, MIXED, request, trial } from './fixtures.ts';
+import { runZdt1, twoObjectiveExperiment, ZDT_SPACE, zdt1 } from './zdt.ts';
 
 describe('generations and elites', () => {
   const scored = (losses: number[][]): ScoredTrial[] =>
@@ -245,6 +125,38 @@ describe('nsga2 replies', () => {
     expect(runZdt1(make('1'), 40, 5)).toEqual(runZdt1(make('1'), 40, 5));
     expect(runZdt1(make('1'), 40, 5)).not.toEqual(runZdt1(make('2'), 40, 5));
   });
+
+  it.each(['uniform', 'sbx', 'spx'])(
+    '%s on a mixed space (LOG_UNIFORM, INT, DISCRETE, CATEGORICAL), one objective: values as Katib parses them',
+    (crossover) => {
+      const exp = experiment({
+        algorithm: 'nsga2',
+        settings: { population_size: '4', crossover, random_state: '1' },
+        parameters: MIXED,
+      });
+      let trials: Trial__Output[] = [];
+      for (let round = 0; round < 4; round++) {
+        const sets = assignmentsOf(suggest(request(exp, trials, 4), ALGORITHMS).reply);
+        trials = [
+          ...trials,
+          ...sets.map((set, i) =>
+            trial(`m${trials.length + i}`, set, 'SUCCEEDED', {
+              accuracy: String(Number(set.layers) / 10 - Math.abs(Math.log10(Number(set.lr)) + 2)),
+            }),
+          ),
+        ];
+      }
+      const sets = assignmentsOf(suggest(request(exp, trials, 6), ALGORITHMS).reply);
+      expect(new Set(sets.map((set) => JSON.stringify(set))).size).toBe(6);
+      for (const set of sets) {
+        expect(Number(set.lr)).toBeGreaterThanOrEqual(0.0001);
+        expect(Number(set.lr)).toBeLessThanOrEqual(0.1);
+        expect(set.layers).toMatch(/^[1-8]$/);
+        expect(['16', '32', '64', '128']).toContain(set.batch_size);
+        expect(['sgd', 'adam', 'rmsprop']).toContain(set.optimizer);
+      }
+    },
+  );
 
   it.each(['uniform', 'sbx', 'blxalpha', 'spx', 'undx'])(
     '%s: every value in range, the batch distinct',
