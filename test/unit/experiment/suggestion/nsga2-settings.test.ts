@@ -6,7 +6,7 @@ import { readNsga2Settings } from '../../../../services/experiment/suggestion/se
 import { prepareExperiment, suggest } from '../../../../services/experiment/suggestion/suggest.ts';
 import { AppError } from '../../../../shared/errors.ts';
 import { request } from './fixtures.ts';
-import { twoObjectiveExperiment } from './zdt.ts';
+import { twoObjectiveExperiment } from './multi-objective-problems.ts';
 
 function refusal(call: () => unknown): string {
   try {
