@@ -22,7 +22,7 @@ export function hypervolume(vectors: readonly Losses[], reference: Losses): numb
 function volume(vectors: readonly Losses[], reference: Losses): number {
   if (vectors.length === 0) return 0;
   const d = reference.length;
-  if (d === 1) return reference[0]! - Math.min(...vectors.map((v) => v[0]!));
+  if (d === 1) return reference[0]! - vectors.reduce((low, v) => Math.min(low, v[0]!), Infinity);
   if (d === 2) return staircase(vectors, reference);
   // Slabs between consecutive values of the last objective; each slab sees the vectors at or below it.
   const sorted = [...vectors].sort((a, b) => a[d - 1]! - b[d - 1]!);
@@ -81,9 +81,14 @@ export const REFERENCE_MARGIN = 0.1;
 export function defaultReferencePoint(vectors: readonly Losses[]): number[] {
   if (vectors.length === 0) throw new RangeError('no vectors to take a reference point from');
   return vectors[0]!.map((_, k) => {
-    const values = vectors.map((v) => v[k]!);
-    const worst = Math.max(...values);
-    const range = worst - Math.min(...values);
+    // A loop rather than Math.max(...values): a spread of a very large front overflows the stack.
+    let worst = -Infinity;
+    let best = Infinity;
+    for (const v of vectors) {
+      worst = Math.max(worst, v[k]!);
+      best = Math.min(best, v[k]!);
+    }
+    const range = worst - best;
     const margin = range > 0 ? range * REFERENCE_MARGIN : Math.max(Math.abs(worst) * REFERENCE_MARGIN, 1);
     return worst + margin;
   });
