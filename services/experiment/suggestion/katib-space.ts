@@ -144,6 +144,8 @@ export interface Objective {
   /** Undefined when the request does not say (proto3 UNKNOWN). */
   readonly direction: Direction | undefined;
   readonly metricName: string;
+  /** Metrics Katib's collector gathers besides the objective (the further objectives of nsga2). */
+  readonly additionalMetricNames?: readonly string[];
 }
 
 export function readObjective(spec: ExperimentSpec__Output | null): Objective {
@@ -151,6 +153,7 @@ export function readObjective(spec: ExperimentSpec__Output | null): Objective {
   return {
     direction: type === 'MINIMIZE' || type === 'MAXIMIZE' ? type : undefined,
     metricName: spec?.objective?.objective_metric_name ?? '',
+    additionalMetricNames: spec?.objective?.additional_metric_names ?? [],
   };
 }
 
@@ -182,6 +185,8 @@ export interface TrialRecord {
   readonly name: string;
   readonly condition: Condition;
   readonly startTime: string;
+  /** status.completion_time as sent ('' when absent). */
+  readonly completionTime: string;
   readonly assignments: ReadonlyMap<string, string>;
   /** Undefined when the assignments do not fit the search space. */
   readonly point: Point | undefined;
@@ -189,6 +194,8 @@ export interface TrialRecord {
   readonly objective: number | undefined;
   /** The objective as a loss to minimise, when the trial counts as completed. */
   readonly loss: number | undefined;
+  /** The observation's metrics as reported (the request's own list, not copied): further objectives. */
+  readonly metrics: readonly { readonly name: string; readonly value: string }[];
 }
 
 export interface Trials {
@@ -221,10 +228,11 @@ export function readTrials(
     const assignments = new Map<string, string>();
     for (const a of trial.spec?.parameter_assignments?.assignments ?? []) assignments.set(a.name, a.value);
     const point = toPoint(dimensions, assignments);
+    const metrics = trial.status?.observation?.metrics ?? [];
     let value: number | undefined;
     if (condition === 'SUCCEEDED' || condition === 'EARLYSTOPPED') {
       const metricName = trial.spec?.objective?.objective_metric_name || objective.metricName;
-      const metric = (trial.status?.observation?.metrics ?? []).findLast((m) => m.name === metricName);
+      const metric = metrics.findLast((m) => m.name === metricName);
       value = metric === undefined ? undefined : readFinite(metric.value);
     }
     if (value !== undefined && objective.direction === undefined) {
@@ -237,10 +245,12 @@ export function readTrials(
       name: trial.name,
       condition,
       startTime: trial.status?.start_time ?? '',
+      completionTime: trial.status?.completion_time ?? '',
       assignments,
       point,
       objective: value,
       loss,
+      metrics,
     });
     if (point === undefined) continue;
     all.push(point);
@@ -255,7 +265,7 @@ export function readTrials(
  * clients and this service write) is read by Number() without parseFinite's Python-grammar
  * pattern, which took a tenth of a TPE call at 200 trials; anything else goes through it.
  */
-function readFinite(text: string): number | undefined {
+export function readFinite(text: string): number | undefined {
   if (PLAIN_DECIMAL.test(text)) {
     const value = Number(text);
     if (Number.isFinite(value)) return value;

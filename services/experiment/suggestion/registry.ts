@@ -4,6 +4,7 @@ import type { Algorithm } from './algorithm.ts';
 import { fromSampler } from './algorithm.ts';
 import { grid } from './algorithms/grid.ts';
 import { hyperband } from './algorithms/hyperband.ts';
+import { nsga2 } from './algorithms/nsga2.ts';
 import { pbt } from './algorithms/pbt.ts';
 import { randomSampler } from './algorithms/random.ts';
 import { sobol } from './algorithms/sobol.ts';
@@ -60,6 +61,7 @@ export const ALGORITHMS: ReadonlyMap<string, AnyAlgorithm> = new Map<string, Any
   ['sobol', sobol],
   ['hyperband', hyperband],
   ['pbt', pbt],
+  ['nsga2', nsga2],
   ['enas', enas],
   ['darts', darts],
 ]);
