@@ -14,7 +14,7 @@ import { createLineParser, LineSplitter, type MetricLog, ObjectiveWatch } from '
 import type { ObservationReporter } from '../ports.ts';
 import type { HeldRun, RunEnd, StopOrder } from '../runner-decisions.ts';
 import { tailMetricsFile } from './metrics-file.ts';
-import { startTrialProcess, type TrialProcess } from './trial-process.ts';
+import { startTrialProcess, type TrialProcess, trialDirectory } from './trial-process.ts';
 
 type Assignment = EventPayloads<Date | number>['TrialAssigned'];
 
@@ -86,8 +86,7 @@ export async function startHeldRun(
     const message = `cannot start ${JSON.stringify(assignment.command[0] ?? '')}: ${(error as Error).message}`;
     return { run, end: { kind: 'not-started', message } };
   }
-  const dir = assignment.working_dir;
-  const trialDir = dir === '' ? deps.runnerDir : isAbsolute(dir) ? dir : resolve(deps.runnerDir, dir);
+  const trialDir = trialDirectory(assignment.working_dir, deps.runnerDir);
   const file = fromStdout
     ? undefined
     : tailMetricsFile({

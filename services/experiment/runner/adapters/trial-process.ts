@@ -3,6 +3,7 @@
 // handed on as it arrives, its stderr kept as a tail. Stopping sends SIGTERM to the group, then
 // SIGKILL after a grace period, as the kubelet does to a pod's containers.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { TrialRunSpec } from '../../common/trial-run.ts';
 import { StderrTail } from '../stderr-tail.ts';
@@ -30,12 +31,17 @@ export interface StartTrialProcess {
   readonly onStdout: (chunk: string) => void;
 }
 
+/** Where the trial runs: its workingDir, relative to the runner's folder. */
+export const trialDirectory = (workingDir: string, runnerDir: string): string =>
+  workingDir === '' ? runnerDir : isAbsolute(workingDir) ? workingDir : resolve(runnerDir, workingDir);
+
 /** Resolves once the process runs (its pid known); rejects with the spawn error (ENOENT, EACCES). */
-export function startTrialProcess(options: StartTrialProcess): Promise<TrialProcess> {
+export async function startTrialProcess(options: StartTrialProcess): Promise<TrialProcess> {
   const [file, ...args] = options.spec.command;
-  if (file === undefined) return Promise.reject(new Error('the container has no command or args to run'));
-  const dir = options.spec.workingDir;
-  const cwd = dir === '' ? options.runnerDir : isAbsolute(dir) ? dir : resolve(options.runnerDir, dir);
+  if (file === undefined) throw new Error('the container has no command or args to run');
+  const cwd = trialDirectory(options.spec.workingDir, options.runnerDir);
+  // A container runtime creates a missing workingDir; spawn would fail with an ENOENT naming the command.
+  await mkdir(cwd, { recursive: true });
   const env: Record<string, string | undefined> = { ...options.baseEnv };
   for (const e of options.spec.env) env[e.name] = e.value;
   const child = spawn(file, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
