@@ -1,19 +1,24 @@
-// `experiment runner`: the wiring of one runner process (Kafka, the DBManager client, the runner)
-// and its stop on SIGTERM or SIGINT, which gives its runs back.
+// `npm run -s experiment -- <command>`: the experiment CLI, the wiring of its programs (as main.ts
+// is the server's). Reads its arguments and settings once; `runner` wires one runner process
+// (Kafka, the DBManager client, the runner) and stops it on SIGTERM or SIGINT, giving its runs back.
 import { hostname } from 'node:os';
-import { createBus, createEventProducer, TOPICS } from '../../../shared/bus/index.ts';
-import { systemClock } from '../../../shared/clock.ts';
-import { createLifecycle } from '../../../shared/lifecycle.ts';
-import { createLogger } from '../../../shared/logger.ts';
-import { createGrpcObservationReporter } from '../runner/adapters/grpc-observation-reporter.ts';
-import { startRunner } from '../runner/adapters/runner-service.ts';
-import type { RunnerSettings } from '../settings.ts';
+import { createBus, createEventProducer, TOPICS } from '../../shared/bus/index.ts';
+import { systemClock } from '../../shared/clock.ts';
+import { toAppError } from '../../shared/errors.ts';
+import { createLifecycle } from '../../shared/lifecycle.ts';
+import { createLogger } from '../../shared/logger.ts';
+import { SettingsError } from '../../shared/settings.ts';
+import { parseCli, USAGE } from './cli/cli-args.ts';
+import { EXIT_CODES } from './cli/run-summary.ts';
+import { createGrpcObservationReporter } from './runner/adapters/grpc-observation-reporter.ts';
+import { startRunner } from './runner/adapters/runner-service.ts';
+import { type RunnerSettings, readRunnerSettings } from './settings.ts';
 
 /** Report attempts while the DBManager is away (500 ms apart): a restart of it loses no value. */
 const REPORT_ATTEMPTS = 120;
 
 /** Runs until a signal stops it; resolves with the exit code. */
-export async function runnerCommand(settings: RunnerSettings, runnerDir: string): Promise<number> {
+async function runnerCommand(settings: RunnerSettings, runnerDir: string): Promise<number> {
   const host = hostname();
   const runnerId = `${host}-${process.pid}`;
   const logger = createLogger({ name: 'experiment-runner', level: settings.logLevel }).child({
@@ -65,3 +70,34 @@ export async function runnerCommand(settings: RunnerSettings, runnerDir: string)
   });
   return exitCode;
 }
+
+async function main(): Promise<number> {
+  const parsed = parseCli(process.argv.slice(2));
+  if (parsed.kind === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return EXIT_CODES.succeeded;
+  }
+  if (parsed.kind === 'error') {
+    process.stderr.write(`experiment: ${parsed.message}\n${USAGE}\n`);
+    return EXIT_CODES.refused;
+  }
+  const settings = readRunnerSettings(process.env);
+  switch (parsed.options.command) {
+    case 'runner':
+      return runnerCommand(settings, process.cwd());
+    case 'run':
+      process.stderr.write(
+        'experiment: run is not built yet (issue 43): start runners with `experiment runner`\n',
+      );
+      return EXIT_CODES.refused;
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    const message = error instanceof SettingsError ? error.message : toAppError(error).message;
+    process.stderr.write(`experiment: ${message}\n`);
+    process.exit(error instanceof SettingsError ? EXIT_CODES.refused : EXIT_CODES.unreachable);
+  },
+);
