@@ -3,6 +3,7 @@
 // earlystopping/wiring.ts, web/adapters/start-web.ts), serves them on one gRPC server, keeps their
 // health, and registers how to stop everything (in reverse order) on SIGTERM.
 import { createBus, createEventProducer, dlqOf, TOPICS } from '../../shared/bus/index.ts';
+import { systemClock } from '../../shared/clock.ts';
 import { loadPackageDefinition } from '../../shared/grpc.ts';
 import { startGrpcServer } from '../../shared/grpc-server/grpc-server.ts';
 import { componentChecks, type DependencyCheck, watchDependencies } from '../../shared/health-checks.ts';
@@ -18,6 +19,7 @@ import { type Observations, openObservations, wireDbManager } from './dbmanager/
 import { EARLY_STOPPING_JUDGE, startJudge, wireEarlyStopping } from './earlystopping/wiring.ts';
 import { readExperimentSettings } from './settings.ts';
 import { SUGGESTION_FOLLOWER, wireSuggestion } from './suggestion/wiring.ts';
+import { createExperimentSubmissions } from './trials/adapters/experiment-submissions.ts';
 import { startWeb } from './web/adapters/start-web.ts';
 
 let settings: ReturnType<typeof readExperimentSettings>;
@@ -72,6 +74,8 @@ try {
       [
         ...(usesObservations ? [TOPICS.observations, TOPICS.trialStatus, TOPICS.earlyStoppingRules] : []),
         TOPICS.suggestions,
+        // Submissions (POST /api/experiments) are written whether or not a trial controller runs yet.
+        ...(settings.http ? [TOPICS.experiments] : []),
       ].flatMap((topic) => [topic, dlqOf(topic)]),
     );
     // Read, never consumed by a group: no dead-letter topic.
@@ -171,6 +175,7 @@ try {
           bus,
           store: observations.store,
           readModel: observations.readModel,
+          submissions: createExperimentSubmissions({ bus, producer, clock: systemClock }),
           services: hosted.map((feature) => feature.service),
           lifecycle,
           logger,

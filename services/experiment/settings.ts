@@ -142,7 +142,8 @@ export const experimentSettingsSpec = documented(declarations, {
   shutdownDeadlineMs: 'SIGTERM: stop everything within this time',
   runnerGroup:
     '`experiment runner`: the consumer group of `experiment.trial-assignments` that every runner joins, on any machine; runners of one group share the trials',
-  runnerSlots: '`experiment runner`: trials one runner runs at once (`0`: no limit); a full runner reads no further assignment, so the others take them',
+  runnerSlots:
+    '`experiment runner`: trials one runner runs at once (`0`: no limit); a full runner reads no further assignment, so the others take them',
   runnerDbManager:
     "`experiment runner`: the DBManager the trials' metrics are reported to (ReportObservationLog, as Katib's metrics collector does)",
   runnerHeartbeatMs:

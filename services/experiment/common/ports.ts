@@ -243,3 +243,28 @@ export interface ReadModel {
   /** Names of the experiment's trials (for a live stream's filter). */
   trialNames(experiment: string): Promise<string[]>;
 }
+
+/** One problem of a refused Experiment file, named by its path (`spec.parameters[0].feasibleSpace.min`). */
+export interface SubmissionProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+export type SubmissionAnswer =
+  | {
+      readonly accepted: true;
+      readonly name: string;
+      readonly generation: number;
+      /** The same YAML as the last submission: nothing was written. */
+      readonly unchanged: boolean;
+    }
+  | { readonly accepted: false; readonly problems: readonly SubmissionProblem[] };
+
+/** Takes Experiments to run (POST /api/experiments, `experiment run`). */
+export interface ExperimentSubmitter {
+  /**
+   * Reads `yaml` as a Katib v1beta1 Experiment. Refused: every problem, nothing written. Accepted:
+   * an ExperimentSubmitted event, resolved once Kafka acknowledged it; UNAVAILABLE when it cannot.
+   */
+  submit(yaml: string, source: string): Promise<SubmissionAnswer>;
+}
