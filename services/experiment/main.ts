@@ -20,6 +20,8 @@ import { EARLY_STOPPING_JUDGE, startJudge, wireEarlyStopping } from './earlystop
 import { readExperimentSettings } from './settings.ts';
 import { SUGGESTION_FOLLOWER, wireSuggestion } from './suggestion/wiring.ts';
 import { createExperimentSubmissions } from './trials/adapters/experiment-submissions.ts';
+import { createInProcessCalls } from './trials/adapters/in-process-calls.ts';
+import { startTrialController } from './trials/adapters/trial-controller.ts';
 import { startWeb } from './web/adapters/start-web.ts';
 
 let settings: ReturnType<typeof readExperimentSettings>;
@@ -147,6 +149,34 @@ try {
       catchUpTimeoutMs: settings.readBarrierTimeoutMs,
       lookbackMs: settings.earlyStoppingLookbackMs,
     });
+  if (settings.trialController) {
+    await supervisor.retryStep('creating the trial topics', () =>
+      bus.ensureTopics([
+        TOPICS.experiments,
+        TOPICS.trialAssignments,
+        TOPICS.trialRuns,
+        TOPICS.runners,
+        TOPICS.trialStatus,
+      ]),
+    );
+    const calls = createInProcessCalls({
+      services: hosted.map((feature) => feature.service),
+      deadlineMs: settings.trialCallDeadlineMs,
+    });
+    await supervisor.supervise('trial controller', () =>
+      startTrialController({
+        bus,
+        producer,
+        calls,
+        clock: systemClock,
+        logger: logger.child({ component: 'trial-controller' }),
+        leaseMs: settings.trialLeaseMs,
+        policy: { pickupTimeoutMs: settings.trialPickupTimeoutMs, maxRuns: settings.trialMaxRuns },
+        tickMs: settings.trialControllerTickMs,
+        catchUpTimeoutMs: settings.readBarrierTimeoutMs * 6,
+      }),
+    );
+  }
   lifecycle.onStop('consumers and followers', () => supervisor.stop());
 
   const health = createHealthService();
