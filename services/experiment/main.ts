@@ -19,6 +19,7 @@ import { type Observations, openObservations, wireDbManager } from './dbmanager/
 import { EARLY_STOPPING_JUDGE, startJudge, wireEarlyStopping } from './earlystopping/wiring.ts';
 import { readExperimentSettings } from './settings.ts';
 import { SUGGESTION_FOLLOWER, wireSuggestion } from './suggestion/wiring.ts';
+import { followExperimentStatuses } from './trials/adapters/experiment-statuses.ts';
 import { createExperimentSubmissions } from './trials/adapters/experiment-submissions.ts';
 import { createInProcessCalls } from './trials/adapters/in-process-calls.ts';
 import { startTrialController } from './trials/adapters/trial-controller.ts';
@@ -195,8 +196,15 @@ try {
     await server.stop(settings.shutdownDeadlineMs / 2);
   });
 
-  const web =
+  const statuses =
     observations?.readModel && settings.http
+      ? await supervisor.retryStep('following experiment.experiments', () =>
+          followExperimentStatuses({ bus, catchUpTimeoutMs: settings.readBarrierTimeoutMs }),
+        )
+      : undefined;
+  if (statuses) lifecycle.onStop('experiment statuses', () => statuses.stop());
+  const web =
+    observations?.readModel && settings.http && statuses
       ? await startWeb({
           host: settings.grpcHost,
           port: settings.httpPort,
@@ -206,6 +214,7 @@ try {
           store: observations.store,
           readModel: observations.readModel,
           submissions: createExperimentSubmissions({ bus, producer, clock: systemClock }),
+          statuses,
           services: hosted.map((feature) => feature.service),
           lifecycle,
           logger,

@@ -8,12 +8,17 @@ import { invalidArgument, notFound } from '../../../../shared/errors.ts';
 import type { GrpcJsonGateway } from '../../../../shared/grpc-http.ts';
 import { type HttpListener, startHttpListener } from '../../../../shared/http-listener.ts';
 import type { Logger } from '../../../../shared/logger.ts';
-import type { ExperimentSubmitter, ObservationStore, ReadModel } from '../../common/ports.ts';
+import type {
+  ExperimentStatuses,
+  ExperimentSubmitter,
+  ObservationStore,
+  ReadModel,
+} from '../../common/ports.ts';
 import { answerFailure, answerWith, HttpReply, json, params, readBody } from './http-replies.ts';
 import { type Endpoint, routeRequest } from './http-routes.ts';
 import type { LiveHub } from './live-hub.ts';
 import { createReadEndpoints, type HttpContext, type HttpHandler } from './read-endpoints.ts';
-import { createSubmitEndpoint } from './submit-endpoint.ts';
+import { createStatusEndpoint, createSubmitEndpoint } from './submit-endpoint.ts';
 
 export interface HttpApiDeps {
   readonly gateway: GrpcJsonGateway;
@@ -24,6 +29,8 @@ export interface HttpApiDeps {
   readonly maxBodyBytes: number;
   /** Takes POST /api/experiments; undefined: refused with 404. */
   readonly submissions?: ExperimentSubmitter;
+  /** Answers GET /api/experiments/{name}/status; undefined: 404. */
+  readonly statuses?: ExperimentStatuses;
   /** Files served as they are: URL path → absolute file and content type. */
   readonly assets: ReadonlyMap<string, { readonly file: string; readonly type: string }>;
 }
@@ -95,6 +102,11 @@ export function httpRoutes(deps: HttpApiDeps): Endpoint<HttpHandler>[] {
     { path: 'api/experiments', methods: ['GET', 'POST'], handler: experiments },
     { path: 'api/experiments/:experiment', methods: GET, handler: reads.experiment },
     { path: 'api/experiments/:experiment/trials', methods: GET, handler: reads.experimentTrials },
+    {
+      path: 'api/experiments/:experiment/status',
+      methods: GET,
+      handler: createStatusEndpoint({ statuses: deps.statuses }),
+    },
     { path: 'api/experiments/:experiment/summary', methods: GET, handler: reads.experimentSummary },
     { path: 'api/experiments/:experiment/stream', methods: GET, handler: reads.experimentStream },
     { path: 'api/trials/:trial', methods: GET, handler: reads.trial },

@@ -9,7 +9,12 @@ import { createGrpcJsonGateway } from '../../../../shared/grpc-http.ts';
 import type { Lifecycle } from '../../../../shared/lifecycle.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { RpcService } from '../../../../shared/rpc/contract.ts';
-import type { ExperimentSubmitter, ObservationStore, ReadModel } from '../../common/ports.ts';
+import type {
+  ExperimentStatuses,
+  ExperimentSubmitter,
+  ObservationStore,
+  ReadModel,
+} from '../../common/ports.ts';
 import { startHttpApi, webAssets } from './http-api.ts';
 import { createLiveHub } from './live-hub.ts';
 import { startLiveStream } from './live-stream.ts';
@@ -24,6 +29,7 @@ export async function startWeb(deps: {
   store: Pick<ObservationStore, 'query' | 'curves'>;
   readModel: ReadModel;
   submissions: ExperimentSubmitter;
+  statuses: ExperimentStatuses;
   services: readonly RpcService[];
   lifecycle: Lifecycle;
   logger: Logger;
@@ -52,6 +58,7 @@ export async function startWeb(deps: {
     readModel: deps.readModel,
     store: deps.store,
     submissions: deps.submissions,
+    statuses: deps.statuses,
     hub,
     logger,
     maxBodyBytes: deps.maxBodyBytes,

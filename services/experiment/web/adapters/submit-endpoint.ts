@@ -1,9 +1,10 @@
 // POST /api/experiments: a Katib v1beta1 Experiment as YAML (JSON is YAML too) in the body. A refused
 // file answers 400 with every problem named by its path and writes nothing; an accepted one answers
 // 201 with its name and generation once Kafka acknowledged it, 200 when it was the same as the last.
+// GET /api/experiments/{name}/status: what the trial controller last wrote of it (`experiment run` polls it).
 import type { ServerResponse } from 'node:http';
 import { ERROR_TABLE, notFound } from '../../../../shared/errors.ts';
-import type { ExperimentSubmitter } from '../../common/ports.ts';
+import type { ExperimentStatuses, ExperimentSubmitter } from '../../common/ports.ts';
 import { json, params, readBody } from './http-replies.ts';
 import type { HttpHandler } from './read-endpoints.ts';
 
@@ -38,5 +39,17 @@ export function createSubmitEndpoint(deps: {
       generation: answer.generation,
       unchanged: answer.unchanged,
     });
+  };
+}
+
+export function createStatusEndpoint(deps: {
+  readonly statuses: ExperimentStatuses | undefined;
+}): HttpHandler {
+  return async ({ res, url, params: named }) => {
+    params(url, []);
+    const name = named.experiment ?? '';
+    const view = deps.statuses === undefined ? undefined : await deps.statuses.latest(name);
+    if (view === undefined) throw notFound(`experiment ${JSON.stringify(name)}: never submitted`);
+    json(res, 200, view);
   };
 }
