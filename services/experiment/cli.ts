@@ -9,6 +9,7 @@ import { createLifecycle } from '../../shared/lifecycle.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { SettingsError } from '../../shared/settings.ts';
 import { parseCli, USAGE } from './cli/cli-args.ts';
+import { runCommand } from './cli/run-command.ts';
 import { EXIT_CODES } from './cli/run-summary.ts';
 import { createGrpcObservationReporter } from './runner/adapters/grpc-observation-reporter.ts';
 import { startRunner } from './runner/adapters/runner-service.ts';
@@ -86,10 +87,12 @@ async function main(): Promise<number> {
     case 'runner':
       return runnerCommand(settings, process.cwd());
     case 'run':
-      process.stderr.write(
-        'experiment: run is not built yet (issue 43): start runners with `experiment runner`\n',
-      );
-      return EXIT_CODES.refused;
+      return runCommand(parsed.options, {
+        cliFile: import.meta.filename,
+        env: settings.trialEnv,
+        out: (line) => process.stdout.write(`${line}\n`),
+        err: (line) => process.stderr.write(`${line}\n`),
+      });
   }
 }
 

@@ -1,5 +1,6 @@
-// How `experiment run` ends: the last line for `--output json`, a line for people, and the exit
-// code, all from the experiment's final ExperimentStatusChanged.
+// How `experiment run` follows and ends: a progress line for each change, the last line for
+// `--output json`, a line for people, and the exit code, all from the experiment's status as
+// GET /api/experiments/{name}/status answers it (the trial controller's ExperimentStatusChanged).
 import type { EventPayloads } from '../../../schemas/gen/events.ts';
 
 type Status = Pick<
@@ -66,4 +67,32 @@ export function summaryText(status: Status): string {
           .join(' ')} → ${s.bestTrial.objective}`;
   const t = s.trials;
   return `experiment ${status.experiment_name} ${s.status} (${status.reason}: ${status.message}); ${best}; trials: ${t.succeeded} succeeded, ${t.failed} failed, ${t.earlyStopped} early-stopped, ${t.killed} killed`;
+}
+
+/** The status endpoint's answer (ExperimentStatusView): the latest submission and its status. */
+export interface StatusAnswer extends Omit<Status, 'experiment_name' | 'condition'> {
+  readonly name: string;
+  readonly generation: number;
+  readonly statusGeneration: number;
+  /** '' before the controller wrote a status. */
+  readonly condition: string;
+}
+
+export const asStatus = (answer: StatusAnswer): Status => ({
+  ...answer,
+  experiment_name: answer.name,
+  condition: answer.condition as Status['condition'],
+});
+
+/** The run is over once the status of the submitted generation (or a later one) is final. */
+export const finishedFor = (answer: StatusAnswer, generation: number): boolean =>
+  answer.statusGeneration >= generation && isFinal({ condition: answer.condition as Status['condition'] });
+
+/** One line per change: where the experiment stands and its best trial so far. */
+export function progressLine(answer: StatusAnswer): string {
+  const t = answer.trials;
+  const best =
+    answer.best_trial === null ? '' : `; best ${answer.best_trial.name} ${answer.best_trial.objective}`;
+  const condition = answer.condition === '' ? 'Submitted' : answer.condition;
+  return `${condition}: ${t.pending} pending, ${t.running} running, ${t.succeeded} succeeded, ${t.failed + t.metrics_unavailable} failed, ${t.early_stopped} early-stopped, ${t.killed} killed${best}`;
 }

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_URL, parseCli } from '../../../../services/experiment/cli/cli-args.ts';
 import {
+  asStatus,
   exitCodeOf,
+  finishedFor,
   isFinal,
+  progressLine,
   runSummary,
   summaryText,
 } from '../../../../services/experiment/cli/run-summary.ts';
@@ -113,6 +116,40 @@ describe('how run ends', () => {
   it('the line for people', () => {
     expect(summaryText(finalStatus)).toBe(
       'experiment random-example Succeeded (ExperimentGoalReached: Experiment has succeeded because Objective goal has reached); best trial random-example-x7k2: lr=0.013 optimizer=adam → 0.972; trials: 5 succeeded, 2 failed, 3 early-stopped, 2 killed',
+    );
+  });
+});
+
+describe('following the status endpoint', () => {
+  const answer = {
+    name: 'random-example',
+    generation: 2,
+    statusGeneration: 2,
+    condition: 'Running',
+    reason: 'ExperimentRunning',
+    message: 'Experiment is running',
+    trials: { ...finalStatus.trials, pending: 1, running: 2 },
+    best_trial: finalStatus.best_trial,
+  };
+
+  it('a progress line per state, with the best trial so far', () => {
+    expect(progressLine(answer)).toBe(
+      'Running: 1 pending, 2 running, 5 succeeded, 2 failed, 3 early-stopped, 2 killed; best random-example-x7k2 0.972',
+    );
+    expect(progressLine({ ...answer, condition: '', best_trial: null })).toMatch(/^Submitted: .* 2 killed$/);
+  });
+
+  it('is over only when the submitted generation (or a later one) ended', () => {
+    expect(finishedFor(answer, 2)).toBe(false);
+    expect(finishedFor({ ...answer, condition: 'Succeeded' }, 2)).toBe(true);
+    expect(finishedFor({ ...answer, condition: 'Failed' }, 2)).toBe(true);
+    // The status of the generation before this submission: the controller has not read it yet.
+    expect(finishedFor({ ...answer, condition: 'Succeeded', statusGeneration: 1 }, 2)).toBe(false);
+  });
+
+  it('its answer summarizes like the event', () => {
+    expect(runSummary(asStatus({ ...answer, condition: 'Succeeded' }))).toEqual(
+      runSummary({ ...finalStatus, condition: 'Succeeded' }),
     );
   });
 });
