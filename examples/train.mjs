@@ -17,7 +17,9 @@ const lr = Number(values.lr);
 const momentum = Number(values.momentum);
 const epochs = Number(values.epochs);
 if (!(lr > 0) || !(momentum >= 0 && momentum < 1) || !(epochs >= 1)) {
-  process.stderr.write(`bad arguments: --lr ${values.lr} --momentum ${values.momentum} --epochs ${values.epochs}\n`);
+  process.stderr.write(
+    `bad arguments: --lr ${values.lr} --momentum ${values.momentum} --epochs ${values.epochs}\n`,
+  );
   process.exit(2);
 }
 // How good these settings are, 0..1: a smooth bowl around the best values.
