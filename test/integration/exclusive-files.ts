@@ -17,7 +17,6 @@ export const EXCLUSIVE_FILES: Readonly<Record<string, readonly string[]>> = {
     'earlystopping-python',
     'earlystopping',
     'experiment-instances',
-    'experiment-run',
     'http-gateway',
     'kafka-cluster', // its control instance runs on the tests' broker
     'nas-suggestion',
