@@ -2,13 +2,14 @@
 // sampler, in process, regret = best f − f_opt after the budget. Seed s runs instance 1 + s % 5 on
 // both sides. Each run is cached under .bench-tools/suite-cache/, so a rerun resumes.
 // Flags: --functions 1,2,… (add m for the mixed variant: 1m,10m,15m) --dims 2,5,10 --budgets 50,200
-// --seeds N --samplers a,b --quick (f1,f8,f15,f21 in 2-D, budget 50, 3 seeds, random and tpe).
+// --seeds N --samplers a,b --svg FILE (the ECDF picture; docs/sampler-suite-ecdf.svg for the note) --quick (f1,f8,f15,f21 in 2-D, budget 50, 3 seeds, random and tpe).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runLoop } from './suggest/driver.ts';
 import { inProcessTransport } from './suggest/transports.ts';
+import { ecdfSvg } from './suite/ecdf.ts';
 import { problemByName } from './suite/problems.ts';
 import { type Run, reportLines, summarize } from './suite/report.ts';
 
@@ -23,6 +24,7 @@ const { values: flags } = parseArgs({
     samplers: { type: 'string', default: SAMPLERS.join(',') },
     quick: { type: 'boolean', default: false },
     python: { type: 'string', default: '.bench-tools/suite-venv/bin/python' },
+    svg: { type: 'string', default: '.bench-tools/suite-cache/ecdf.svg' },
   },
 });
 const quick = flags.quick;
@@ -121,8 +123,9 @@ if (missing.length) {
   });
 }
 
-const finalRegret = (path: string) =>
-  (JSON.parse(readFileSync(path, 'utf8')) as { regrets: number[] }).regrets.at(-1)!;
+const trajectory = (path: string) =>
+  (JSON.parse(readFileSync(path, 'utf8')) as { regrets: number[] }).regrets;
+const finalRegret = (path: string) => trajectory(path).at(-1)!;
 const runs: Run[] = jobs.map((j) => ({
   sampler: j.sampler,
   cell: j.cell,
@@ -136,3 +139,16 @@ process.stdout.write(
   `\n${jobs.length} runs per side in ${((performance.now() - started) / 1000).toFixed(0)} s (cached runs are not rerun)\n`,
 );
 writeFileSync(join(CACHE, 'report.md'), `${lines.join('\n')}\n`);
+// The ECDF of each sampler's runs at its largest budget (a run's prefix is not a smaller budget's run).
+const panels = samplers.map((sampler) => {
+  const mine = jobs.filter((j) => j.sampler === sampler);
+  const largest = Math.max(...mine.map((j) => j.budget));
+  const chosen = mine.filter((j) => j.budget === largest);
+  const dimsOf = (j: Job) => Number(/-d(\d+)-/.exec(j.problem)![1]);
+  return {
+    sampler,
+    ours: chosen.map((j) => ({ dims: dimsOf(j), regrets: trajectory(oursPath(j)) })),
+    theirs: chosen.map((j) => ({ dims: dimsOf(j), regrets: trajectory(theirsPath(j)) })),
+  };
+});
+writeFileSync(flags.svg, ecdfSvg(panels));
