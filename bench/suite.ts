@@ -19,7 +19,8 @@ const { values: flags } = parseArgs({
   options: {
     functions: { type: 'string', default: ALL_FUNCTIONS.join(',') },
     dims: { type: 'string', default: '2,5,10' },
-    budgets: { type: 'string', default: '50,200' },
+    // Without --budgets: 50 and 200, and 500 too for cmaes.
+    budgets: { type: 'string' },
     seeds: { type: 'string', default: '10' },
     samplers: { type: 'string', default: SAMPLERS.join(',') },
     quick: { type: 'boolean', default: false },
@@ -31,7 +32,8 @@ const quick = flags.quick;
 const list = (text: string) => text.split(',').filter(Boolean);
 const functions = quick ? ['1', '8', '15', '21'] : list(flags.functions);
 const dims = quick ? [2] : list(flags.dims).map(Number);
-const budgets = quick ? [50] : list(flags.budgets).map(Number);
+const budgets = quick ? [50] : list(flags.budgets ?? '50,200').map(Number);
+const cmaesLonger = !quick && flags.budgets === undefined;
 const seeds = quick ? 3 : Number(flags.seeds);
 const samplers = quick ? ['random', 'tpe'] : list(flags.samplers);
 if (samplers.some((s) => !SAMPLERS.includes(s)) || functions.some((f) => !ALL_FUNCTIONS.includes(f))) {
@@ -71,7 +73,7 @@ const theirsPath = (j: Job) =>
 const jobs: Job[] = samplers.flatMap((sampler) =>
   functions.flatMap((f) =>
     dims.flatMap((d) =>
-      [...budgets, ...(sampler === 'cmaes' && !quick ? [500] : [])].flatMap((budget) =>
+      [...budgets, ...(sampler === 'cmaes' && cmaesLonger ? [500] : [])].flatMap((budget) =>
         Array.from({ length: seeds }, (_, seed) => ({
           sampler,
           problem: `f${f}-d${d}-i${1 + (seed % 5)}`,
