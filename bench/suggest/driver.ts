@@ -46,6 +46,7 @@ export async function runLoop(
   seed: number,
   trials: number,
   batch = 1,
+  checkpoints: readonly number[] = CHECKPOINTS,
 ): Promise<LoopResult> {
   const setup = ALGORITHM_SETUP[algorithm] ?? { settings: {} };
   const specs = [
@@ -86,7 +87,7 @@ export async function runLoop(
       const t = done.length;
       best = Math.min(best, loss);
       done.push(completedTrial(suggestion, t, loss));
-      if ((CHECKPOINTS as readonly number[]).includes(t + 1)) regrets.push(best - problem.optimum);
+      if (checkpoints.includes(t + 1)) regrets.push(best - problem.optimum);
     }
     // The controller merges the reply's settings (hyperband's state) into the next request.
     for (const { name, value } of reply.algorithm?.algorithm_settings ?? []) {
