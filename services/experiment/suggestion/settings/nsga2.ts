@@ -2,9 +2,8 @@
 // (../multi-objective/objectives.ts). Every refusal names the setting, the value and what is allowed.
 
 import { invalidArgument } from '../../../../shared/errors.ts';
-import { readFloat, readInt } from '../../common/katib-numbers.ts';
 import { OBJECTIVES_SETTING } from '../multi-objective/objectives.ts';
-import { rejectUnknown } from './read.ts';
+import { optionalFloat, optionalInt, rejectUnknown } from './read.ts';
 
 /** The crossovers this service implements; Optuna's vsbx is refused, naming these. */
 export const NSGA2_CROSSOVERS = ['uniform', 'sbx', 'blxalpha', 'spx', 'undx'] as const;
@@ -47,29 +46,39 @@ const KNOWN = new Set([
   'random_state',
 ]);
 
+const refusal = (name: string, value: string, allowed: string) =>
+  `${name} ${value} is not allowed: ${allowed}`;
 const refuse = (name: string, value: string, allowed: string) =>
-  invalidArgument(`${name} ${value} is not allowed: ${allowed}`);
+  invalidArgument(refusal(name, value, allowed));
+/** A number setting refused, when `check` fails, naming the value given and `allowed`. */
+const optional = (
+  read: typeof optionalInt,
+  s: ReadonlyMap<string, string>,
+  name: string,
+  check: (value: number) => boolean,
+  allowed: string,
+) => read(s, name, check, (text) => refusal(name, text, allowed));
 
 export function readNsga2Settings(s: ReadonlyMap<string, string>): Nsga2Settings {
   rejectUnknown(s, KNOWN, 'nsga2');
-  const populationSize = optional(s, 'population_size', readInt, (v) => v >= 2, 'an integer >= 2');
+  const populationSize = optional(optionalInt, s, 'population_size', (v) => v >= 2, 'an integer >= 2');
   const crossoverText = s.get('crossover');
   if (crossoverText !== undefined && !(NSGA2_CROSSOVERS as readonly string[]).includes(crossoverText))
     throw refuse('crossover', crossoverText, `one of ${NSGA2_CROSSOVERS.join(', ')}`);
   const probability = (name: string) =>
-    optional(s, name, readFloat, (v) => v >= 0 && v <= 1, 'a number between 0 and 1, inclusive');
+    optional(optionalFloat, s, name, (v) => v >= 0 && v <= 1, 'a number between 0 and 1, inclusive');
   const mutationText = s.get('mutation_prob');
   const mutationProb =
     mutationText === undefined || mutationText === 'None'
       ? undefined
       : optional(
+          optionalFloat,
           s,
           'mutation_prob',
-          readFloat,
           (v) => v >= 0 && v <= 1,
           'None or a number between 0 and 1, inclusive',
         );
-  const randomState = optional(s, 'random_state', readInt, (v) => v >= 0, 'an integer >= 0');
+  const randomState = optional(optionalInt, s, 'random_state', (v) => v >= 0, 'an integer >= 0');
   const crossover = (crossoverText as Nsga2Crossover | undefined) ?? NSGA2_DEFAULTS.crossover;
   const size = populationSize ?? NSGA2_DEFAULTS.populationSize;
   if (size < PARENTS_PER_CROSSOVER[crossover])
@@ -87,19 +96,4 @@ export function readNsga2Settings(s: ReadonlyMap<string, string>): Nsga2Settings
     swappingProb: probability('swapping_prob') ?? NSGA2_DEFAULTS.swappingProb,
     ...(randomState === undefined ? {} : { randomState }),
   };
-}
-
-/** A number setting read by `read` (Katib's parse messages), refused naming `allowed` otherwise. */
-function optional(
-  s: ReadonlyMap<string, string>,
-  name: string,
-  read: (name: string, value: string) => number,
-  check: (value: number) => boolean,
-  allowed: string,
-): number | undefined {
-  const text = s.get(name);
-  if (text === undefined) return undefined;
-  const value = read(name, text);
-  if (!check(value)) throw refuse(name, text, allowed);
-  return value;
 }

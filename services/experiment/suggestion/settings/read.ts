@@ -27,18 +27,21 @@ export function rejectUnknown(
   }
 }
 
-/** An optional number setting, read by readInt or readFloat; `message` when `check` refuses it. */
+/**
+ * An optional number setting, read by readInt or readFloat; `message` when `check` refuses it (a
+ * function of the text given, for messages that name the value).
+ */
 function optionalNumber(
   read: (name: string, value: string) => number,
   settings: ReadonlyMap<string, string>,
   name: string,
   check: (value: number) => boolean,
-  message: string,
+  message: string | ((text: string) => string),
 ): number | undefined {
   const text = settings.get(name);
   if (text === undefined) return undefined;
   const value = read(name, text);
-  if (!check(value)) throw invalidArgument(message);
+  if (!check(value)) throw invalidArgument(typeof message === 'string' ? message : message(text));
   return value;
 }
 
@@ -47,7 +50,7 @@ type OptionalNumber = (
   settings: ReadonlyMap<string, string>,
   name: string,
   check: (value: number) => boolean,
-  message: string,
+  message: string | ((text: string) => string),
 ) => number | undefined;
 
 export const optionalInt: OptionalNumber = (...args) => optionalNumber(readInt, ...args);
