@@ -1,8 +1,10 @@
 // Katib-shaped requests for the suggestion tests, as proto-loader decodes them (defaults filled).
+import { expect } from 'vitest';
 import type { Experiment__Output } from '../../../../proto/gen/api/v1/beta1/Experiment.ts';
 import type { GetSuggestionsRequest__Output } from '../../../../proto/gen/api/v1/beta1/GetSuggestionsRequest.ts';
 import type { ParameterSpec__Output } from '../../../../proto/gen/api/v1/beta1/ParameterSpec.ts';
 import type { Trial__Output } from '../../../../proto/gen/api/v1/beta1/Trial.ts';
+import { AppError } from '../../../../shared/errors.ts';
 
 type Space = Partial<ParameterSpec__Output['feasible_space'] & object>;
 
@@ -131,3 +133,15 @@ export const assignmentsOf = (reply: {
   (reply.parameter_assignments ?? []).map((set) =>
     Object.fromEntries((set.assignments ?? []).map((a) => [a.name ?? '', a.value ?? ''])),
   );
+
+/** The message of the INVALID_ARGUMENT refusal `call` must throw (a call that is accepted fails the test). */
+export function invalidArgumentMessage(call: () => unknown): string {
+  try {
+    call();
+  } catch (error) {
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe('INVALID_ARGUMENT');
+    return (error as Error).message;
+  }
+  throw new Error('accepted');
+}

@@ -4,20 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { ALGORITHMS } from '../../../../services/experiment/suggestion/registry.ts';
 import { readNsga2Settings } from '../../../../services/experiment/suggestion/settings/nsga2.ts';
 import { prepareExperiment, suggest } from '../../../../services/experiment/suggestion/suggest.ts';
-import { AppError } from '../../../../shared/errors.ts';
-import { request } from './fixtures.ts';
+import { invalidArgumentMessage, request } from './fixtures.ts';
 import { twoObjectiveExperiment } from './multi-objective-problems.ts';
 
-function refusal(call: () => unknown): string {
-  try {
-    call();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AppError);
-    expect((error as AppError).code).toBe('INVALID_ARGUMENT');
-    return (error as Error).message;
-  }
-  throw new Error('accepted');
-}
+const refusal = invalidArgumentMessage;
 
 describe('nsga2 settings', () => {
   const read = (settings: Record<string, string>) => readNsga2Settings(new Map(Object.entries(settings)));

@@ -11,22 +11,12 @@ import {
   resolveObjectives,
   scoreTrials,
 } from '../../../../../services/experiment/suggestion/multi-objective/objectives.ts';
-import { AppError } from '../../../../../shared/errors.ts';
-import { double, experiment, trial } from '../fixtures.ts';
+import { double, experiment, invalidArgumentMessage, trial } from '../fixtures.ts';
 
 const ALLOWED =
   'allowed: a comma-separated list of metric:direction with direction maximize or minimize, e.g. accuracy:maximize,latency_ms:minimize';
 
-function refusal(call: () => unknown): string {
-  try {
-    call();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AppError);
-    expect((error as AppError).code).toBe('INVALID_ARGUMENT');
-    return (error as Error).message;
-  }
-  throw new Error('accepted');
-}
+const refusal = invalidArgumentMessage;
 
 const accuracyFirst = {
   direction: 'MAXIMIZE' as const,
