@@ -1,6 +1,7 @@
 // The suite's summary, pure: per sampler and cell (function, dimension, budget), the median final
 // regret of ours and of Optuna 5.0's matching sampler over seeds, their ratio, and a bootstrap
 // interval of that ratio (the seed-to-seed noise the change rule in docs/sampler-suite.md uses).
+import { median } from '../../services/experiment/earlystopping/medianstop.ts';
 import { uniformStream } from './bbob/instance.ts';
 
 export interface Run {
@@ -23,12 +24,6 @@ export interface CellSummary {
 
 /** Regrets below COCO's smallest target count as reaching it, so ratios stay finite. */
 export const REGRET_FLOOR = 1e-8;
-
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length / 2;
-  return sorted.length % 2 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 const ratioOf = (ours: number, theirs: number) =>
   Math.max(ours, REGRET_FLOOR) / Math.max(theirs, REGRET_FLOOR);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ecdfPoints, ecdfSvg, TARGET_EXPONENTS } from '../../../bench/suite/ecdf.ts';
-import { median, REGRET_FLOOR, summarize } from '../../../bench/suite/report.ts';
+import { REGRET_FLOOR, summarize } from '../../../bench/suite/report.ts';
+import { median } from '../../../services/experiment/earlystopping/medianstop.ts';
 
 describe('suite report', () => {
   it('compares medians over seeds and floors regrets at 1e-8', () => {
