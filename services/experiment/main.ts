@@ -3,6 +3,7 @@
 // earlystopping/wiring.ts, web/adapters/start-web.ts), serves them on one gRPC server, keeps their
 // health, and registers how to stop everything (in reverse order) on SIGTERM.
 import { createBus, createEventProducer, dlqOf, TOPICS } from '../../shared/bus/index.ts';
+import { systemClock } from '../../shared/clock.ts';
 import { loadPackageDefinition } from '../../shared/grpc.ts';
 import { startGrpcServer } from '../../shared/grpc-server/grpc-server.ts';
 import { componentChecks, type DependencyCheck, watchDependencies } from '../../shared/health-checks.ts';
@@ -18,6 +19,10 @@ import { type Observations, openObservations, wireDbManager } from './dbmanager/
 import { EARLY_STOPPING_JUDGE, startJudge, wireEarlyStopping } from './earlystopping/wiring.ts';
 import { readExperimentSettings } from './settings.ts';
 import { SUGGESTION_FOLLOWER, wireSuggestion } from './suggestion/wiring.ts';
+import { followExperimentStatuses } from './trials/adapters/experiment-statuses.ts';
+import { createExperimentSubmissions } from './trials/adapters/experiment-submissions.ts';
+import { createInProcessCalls } from './trials/adapters/in-process-calls.ts';
+import { startTrialController } from './trials/adapters/trial-controller.ts';
 import { startWeb } from './web/adapters/start-web.ts';
 
 let settings: ReturnType<typeof readExperimentSettings>;
@@ -72,6 +77,8 @@ try {
       [
         ...(usesObservations ? [TOPICS.observations, TOPICS.trialStatus, TOPICS.earlyStoppingRules] : []),
         TOPICS.suggestions,
+        // Submissions (POST /api/experiments) are written whether or not a trial controller runs yet.
+        ...(settings.http ? [TOPICS.experiments] : []),
       ].flatMap((topic) => [topic, dlqOf(topic)]),
     );
     // Read, never consumed by a group: no dead-letter topic.
@@ -143,6 +150,34 @@ try {
       catchUpTimeoutMs: settings.readBarrierTimeoutMs,
       lookbackMs: settings.earlyStoppingLookbackMs,
     });
+  if (settings.trialController) {
+    await supervisor.retryStep('creating the trial topics', () =>
+      bus.ensureTopics([
+        TOPICS.experiments,
+        TOPICS.trialAssignments,
+        TOPICS.trialRuns,
+        TOPICS.runners,
+        TOPICS.trialStatus,
+      ]),
+    );
+    const calls = createInProcessCalls({
+      services: hosted.map((feature) => feature.service),
+      deadlineMs: settings.trialCallDeadlineMs,
+    });
+    await supervisor.supervise('trial controller', () =>
+      startTrialController({
+        bus,
+        producer,
+        calls,
+        clock: systemClock,
+        logger: logger.child({ component: 'trial-controller' }),
+        leaseMs: settings.trialLeaseMs,
+        policy: { pickupTimeoutMs: settings.trialPickupTimeoutMs, maxRuns: settings.trialMaxRuns },
+        tickMs: settings.trialControllerTickMs,
+        catchUpTimeoutMs: settings.readBarrierTimeoutMs * 6,
+      }),
+    );
+  }
   lifecycle.onStop('consumers and followers', () => supervisor.stop());
 
   const health = createHealthService();
@@ -161,8 +196,15 @@ try {
     await server.stop(settings.shutdownDeadlineMs / 2);
   });
 
-  const web =
+  const statuses =
     observations?.readModel && settings.http
+      ? await supervisor.retryStep('following experiment.experiments', () =>
+          followExperimentStatuses({ bus, catchUpTimeoutMs: settings.readBarrierTimeoutMs }),
+        )
+      : undefined;
+  if (statuses) lifecycle.onStop('experiment statuses', () => statuses.stop());
+  const web =
+    observations?.readModel && settings.http && statuses
       ? await startWeb({
           host: settings.grpcHost,
           port: settings.httpPort,
@@ -171,6 +213,8 @@ try {
           bus,
           store: observations.store,
           readModel: observations.readModel,
+          submissions: createExperimentSubmissions({ bus, producer, clock: systemClock }),
+          statuses,
           services: hosted.map((feature) => feature.service),
           lifecycle,
           logger,

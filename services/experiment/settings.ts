@@ -11,6 +11,7 @@ import {
   optionalBool,
   port,
   readSettings,
+  SettingsError,
   str,
 } from '../../shared/settings.ts';
 
@@ -83,6 +84,20 @@ const declarations = {
   /** MiB of enas/darts controller states kept in memory; others are read back from their topic. */
   nasStateCacheMb: int('NAS_STATE_CACHE_MB', 64, { min: 1, max: 65_536 }),
   shutdownDeadlineMs: int('SHUTDOWN_DEADLINE_MS', 15_000, { min: 100, max: 600_000 }),
+  /** The trial controller: runs submitted experiments (one instance of a deployment). */
+  trialController: bool('TRIAL_CONTROLLER', false),
+  trialLeaseMs: int('TRIAL_LEASE_MS', 15_000, { min: 1_000, max: 3_600_000 }),
+  trialPickupTimeoutMs: int('TRIAL_PICKUP_TIMEOUT_MS', 60_000, { min: 1_000, max: 86_400_000 }),
+  trialMaxRuns: int('TRIAL_MAX_RUNS', 3, { min: 1, max: 100 }),
+  trialCallDeadlineMs: int('TRIAL_CALL_DEADLINE_MS', 60_000, { min: 100, max: 600_000 }),
+  trialControllerTickMs: int('TRIAL_CONTROLLER_TICK_MS', 200, { min: 10, max: 10_000 }),
+  /** `experiment runner`: the processes that run trials (read by the runner command, not the server). */
+  runnerGroup: str('RUNNER_GROUP', 'experiment-runners', 'a Kafka consumer group id'),
+  runnerSlots: int('RUNNER_SLOTS', 4, { min: 0, max: 1_024 }),
+  runnerDbManager: str('RUNNER_DB_MANAGER_ADDRESS', '127.0.0.1:6789', 'host:port of a DBManager (gRPC)'),
+  runnerHeartbeatMs: int('RUNNER_HEARTBEAT_MS', 2_000, { min: 100, max: 60_000 }),
+  runnerStopGraceMs: int('RUNNER_STOP_GRACE_MS', 5_000, { min: 0, max: 600_000 }),
+  runnerFilePollMs: int('RUNNER_FILE_POLL_MS', 200, { min: 10, max: 60_000 }),
 };
 
 /** What each setting means: `npm run docs:settings` writes docs/settings/experiment.md from these. */
@@ -133,9 +148,37 @@ export const experimentSettingsSpec = documented(declarations, {
   nasStateCacheMb:
     'MiB of NAS controller states (enas, up to 12 MiB each) kept in memory, the most recently used (states replayed at start are not kept); one not in memory is read back from `experiment.nas-controller-state` when its experiment asks, within `READ_BARRIER_TIMEOUT_MS`',
   shutdownDeadlineMs: 'SIGTERM: stop everything within this time',
+  trialController:
+    'run the trial controller in this instance: it runs the experiments submitted on `experiment.experiments` (`POST /api/experiments`, `experiment run`), asks GetSuggestions, hands trials to runners and ends experiments as Katib does. Needs `dbmanager` and `suggestion` in `EXPERIMENT_SERVICES` (and `earlystopping` for experiments that stop early); one instance of a deployment runs it',
+  trialLeaseMs:
+    "how long a run stays its runner's after the controller last read its start or a heartbeat naming it; then the runner is taken as gone and the trial is run again or failed (`TRIAL_MAX_RUNS`)",
+  trialPickupTimeoutMs: 'how long an assignment waits for a runner before it is cancelled and assigned again',
+  trialMaxRuns:
+    'runs a trial may lose with their runner (lease ran out, runner killed) before it is FAILED with reason RunnerLost; each run again starts with its observation log deleted',
+  trialCallDeadlineMs:
+    "deadline of the controller's GetSuggestions, GetObservationLog and GetEarlyStoppingRules (made in process)",
+  trialControllerTickMs:
+    'how soon the controller acts on an event; every unfinished experiment is also looked at once a second',
+  runnerGroup:
+    '`experiment runner`: the consumer group of `experiment.trial-assignments` that every runner joins, on any machine; runners of one group share the trials',
+  runnerSlots:
+    '`experiment runner`: trials one runner runs at once (`0`: no limit); a full runner reads no further assignment, so the others take them',
+  runnerDbManager:
+    "`experiment runner`: the DBManager the trials' metrics are reported to (ReportObservationLog, as Katib's metrics collector does)",
+  runnerHeartbeatMs:
+    "`experiment runner`: how often it says on `experiment.runners` which runs it holds; the trial controller's lease on a run is renewed by each",
+  runnerStopGraceMs:
+    "`experiment runner`: a trial told to stop (early-stopped, killed) gets SIGTERM on its process group, then SIGKILL after this (the kubelet's grace period)",
+  runnerFilePollMs: '`experiment runner`: how often a `File` collector reads the metrics file for new lines',
 });
 
 export type ExperimentSettings = ReturnType<typeof readExperimentSettings>;
+export type RunnerSettings = ReturnType<typeof readRunnerSettings>;
+
+/** The runner's settings, and the environment its trials inherit (the container's env is added to it). */
+export function readRunnerSettings(env: Env) {
+  return Object.freeze({ ...readExperimentSettings(env), trialEnv: Object.freeze({ ...env }) });
+}
 
 /**
  * An instance runs only what the services it hosts need, so each can stand in for one of Katib's
@@ -144,6 +187,14 @@ export type ExperimentSettings = ReturnType<typeof readExperimentSettings>;
 export function readExperimentSettings(env: Env) {
   const read = readSettings(experimentSettingsSpec, env);
   const hosts = (service: ExperimentServiceName) => read.services.includes(service);
+  if (read.trialController && !(hosts('dbmanager') && hosts('suggestion')))
+    throw new SettingsError([
+      `TRIAL_CONTROLLER=true needs dbmanager and suggestion in EXPERIMENT_SERVICES (it calls them in process), got ${JSON.stringify(read.services.join(','))}`,
+    ]);
+  if (read.trialController && read.trialLeaseMs < 2 * read.runnerHeartbeatMs)
+    throw new SettingsError([
+      `TRIAL_LEASE_MS (${read.trialLeaseMs}) must be at least twice RUNNER_HEARTBEAT_MS (${read.runnerHeartbeatMs}): one late heartbeat would lose a run`,
+    ]);
   return Object.freeze({
     ...read,
     http: read.http ?? hosts('dbmanager'),

@@ -17,6 +17,7 @@ export const EXCLUSIVE_FILES: Readonly<Record<string, readonly string[]>> = {
     'earlystopping-python',
     'earlystopping',
     'experiment-instances',
+    'experiment-run',
     'http-gateway',
     'kafka-cluster', // its control instance runs on the tests' broker
     'nas-suggestion',

@@ -8,11 +8,17 @@ import { invalidArgument, notFound } from '../../../../shared/errors.ts';
 import type { GrpcJsonGateway } from '../../../../shared/grpc-http.ts';
 import { type HttpListener, startHttpListener } from '../../../../shared/http-listener.ts';
 import type { Logger } from '../../../../shared/logger.ts';
-import type { ObservationStore, ReadModel } from '../../common/ports.ts';
+import type {
+  ExperimentStatuses,
+  ExperimentSubmitter,
+  ObservationStore,
+  ReadModel,
+} from '../../common/ports.ts';
 import { answerFailure, answerWith, HttpReply, json, params, readBody } from './http-replies.ts';
 import { type Endpoint, routeRequest } from './http-routes.ts';
 import type { LiveHub } from './live-hub.ts';
 import { createReadEndpoints, type HttpContext, type HttpHandler } from './read-endpoints.ts';
+import { createStatusEndpoint, createSubmitEndpoint } from './submit-endpoint.ts';
 
 export interface HttpApiDeps {
   readonly gateway: GrpcJsonGateway;
@@ -21,6 +27,10 @@ export interface HttpApiDeps {
   readonly hub: LiveHub;
   readonly logger: Logger;
   readonly maxBodyBytes: number;
+  /** Takes POST /api/experiments; undefined: refused with 404. */
+  readonly submissions?: ExperimentSubmitter;
+  /** Answers GET /api/experiments/{name}/status; undefined: 404. */
+  readonly statuses?: ExperimentStatuses;
   /** Files served as they are: URL path → absolute file and content type. */
   readonly assets: ReadonlyMap<string, { readonly file: string; readonly type: string }>;
 }
@@ -80,13 +90,23 @@ export function httpRoutes(deps: HttpApiDeps): Endpoint<HttpHandler>[] {
     throw notFound(`${url.pathname}: no such endpoint`);
   };
 
+  const submit = createSubmitEndpoint({ submissions: deps.submissions, maxBodyBytes: deps.maxBodyBytes });
+  // One endpoint per path (the first match decides the method): the list and the submission share it.
+  const experiments: HttpHandler = (context) =>
+    context.req.method === 'POST' ? submit(context) : reads.experiments(context);
+
   const GET = ['GET'];
   return [
     { path: (path) => gateway.has(path), methods: ['POST'], handler: callGateway },
     { path: (path) => assetOf(path) !== undefined, methods: ['GET', 'HEAD'], handler: serveAsset },
-    { path: 'api/experiments', methods: GET, handler: reads.experiments },
+    { path: 'api/experiments', methods: ['GET', 'POST'], handler: experiments },
     { path: 'api/experiments/:experiment', methods: GET, handler: reads.experiment },
     { path: 'api/experiments/:experiment/trials', methods: GET, handler: reads.experimentTrials },
+    {
+      path: 'api/experiments/:experiment/status',
+      methods: GET,
+      handler: createStatusEndpoint({ statuses: deps.statuses }),
+    },
     { path: 'api/experiments/:experiment/summary', methods: GET, handler: reads.experimentSummary },
     { path: 'api/experiments/:experiment/stream', methods: GET, handler: reads.experimentStream },
     { path: 'api/trials/:trial', methods: GET, handler: reads.trial },

@@ -9,7 +9,12 @@ import { createGrpcJsonGateway } from '../../../../shared/grpc-http.ts';
 import type { Lifecycle } from '../../../../shared/lifecycle.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { RpcService } from '../../../../shared/rpc/contract.ts';
-import type { ObservationStore, ReadModel } from '../../common/ports.ts';
+import type {
+  ExperimentStatuses,
+  ExperimentSubmitter,
+  ObservationStore,
+  ReadModel,
+} from '../../common/ports.ts';
 import { startHttpApi, webAssets } from './http-api.ts';
 import { createLiveHub } from './live-hub.ts';
 import { startLiveStream } from './live-stream.ts';
@@ -23,6 +28,8 @@ export async function startWeb(deps: {
   bus: Bus;
   store: Pick<ObservationStore, 'query' | 'curves'>;
   readModel: ReadModel;
+  submissions: ExperimentSubmitter;
+  statuses: ExperimentStatuses;
   services: readonly RpcService[];
   lifecycle: Lifecycle;
   logger: Logger;
@@ -50,6 +57,8 @@ export async function startWeb(deps: {
     }),
     readModel: deps.readModel,
     store: deps.store,
+    submissions: deps.submissions,
+    statuses: deps.statuses,
     hub,
     logger,
     maxBodyBytes: deps.maxBodyBytes,

@@ -1,0 +1,347 @@
+// Issue 43 end to end: the experiment service with its trial controller, `experiment run` and
+// `experiment runner` processes, trials as local processes. Grid over a categorical "ceiling" makes
+// the order of trials known: the first ones are good and quick, the later ones bad and slow (so
+// medianstop stops them), "fail" exits 3.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type Bus, type ConsumedEvent, TOPICS } from '../../shared/bus/index.ts';
+import { type ExperimentServer, startExperimentServer } from '../helpers/experiment-server.ts';
+import { openTestBus, testKafkaClient, uniqueName } from '../helpers/kafka.ts';
+import { readEvents } from '../helpers/topic-events.ts';
+import { waitFor } from '../helpers/wait-for.ts';
+
+const infra = inject('infra');
+const ROOT = join(import.meta.dirname, '..', '..');
+const CLI = join(ROOT, 'services', 'experiment', 'cli.ts');
+const dir = mkdtempSync(join(tmpdir(), 'experiment-run-'));
+const TRIAL_SCRIPT = join(dir, 'trial.mjs');
+writeFileSync(
+  TRIAL_SCRIPT,
+  `const ceiling = process.argv.find((a) => a.startsWith('--ceiling='))?.slice(10) ?? '';
+if (ceiling === 'fail') { console.error('diverged: loss is nan'); process.exit(3); }
+const top = Number(ceiling);
+const slow = top < 0.5;
+for (let epoch = 1; epoch <= (slow ? 40 : 4); epoch++) {
+  await new Promise((r) => setTimeout(r, slow ? 500 : 100));
+  console.log('epoch ' + epoch + ' accuracy=' + (top * epoch / (slow ? 40 : 4)).toFixed(4));
+}
+`,
+);
+
+const settings: Record<string, string> = {
+  KAFKA_BROKERS: infra.KAFKA_BROKERS,
+  OBSERVATION_STORE: 'sqlite',
+  SQLITE_FILE: join(dir, 'observations.db'),
+  PERSISTENCE_GROUP: uniqueName('test-run-persistence'),
+  EARLY_STOPPING_GROUP: uniqueName('test-run-judge'),
+  WORKER_SESSION_TIMEOUT_MS: '6000',
+  READ_BARRIER_TIMEOUT_MS: '30000',
+  TRIAL_CONTROLLER: 'true',
+  TRIAL_LEASE_MS: '4000',
+  TRIAL_PICKUP_TIMEOUT_MS: '15000',
+  RUNNER_HEARTBEAT_MS: '500',
+};
+const runnerGroup = uniqueName('test-runners');
+let bus: Bus;
+let server: ExperimentServer;
+
+const runnerEnv = () => ({
+  PATH: process.env.PATH ?? '',
+  LOG_LEVEL: 'info',
+  KAFKA_BROKERS: infra.KAFKA_BROKERS,
+  KAFKA_CLIENT: testKafkaClient,
+  RUNNER_GROUP: runnerGroup,
+  RUNNER_DB_MANAGER_ADDRESS: server.address,
+  RUNNER_HEARTBEAT_MS: '500',
+  RUNNER_STOP_GRACE_MS: '1000',
+  WORKER_SESSION_TIMEOUT_MS: '6000',
+});
+
+function experimentFile(options: {
+  ceilings: readonly string[];
+  parallel: number;
+  goal?: number;
+  maxFailed?: number;
+  earlyStopping?: boolean;
+}): { file: string; name: string } {
+  const name = uniqueName('run');
+  const file = join(dir, `${name}.yaml`);
+  writeFileSync(
+    file,
+    `apiVersion: kubeflow.org/v1beta1
+kind: Experiment
+metadata: { name: ${name} }
+spec:
+  objective: { type: maximize, objectiveMetricName: accuracy${options.goal === undefined ? '' : `, goal: ${options.goal}`} }
+  algorithm: { algorithmName: grid }
+${options.earlyStopping ? '  earlyStopping: { algorithmName: medianstop, algorithmSettings: [{ name: min_trials_required, value: "2" }, { name: start_step, value: "3" }] }\n' : ''}  parallelTrialCount: ${options.parallel}
+  maxTrialCount: ${options.ceilings.length}
+${options.maxFailed === undefined ? '' : `  maxFailedTrialCount: ${options.maxFailed}\n`}  parameters:
+    - { name: ceiling, parameterType: categorical, feasibleSpace: { list: [${options.ceilings.map((c) => `"${c}"`).join(', ')}] } }
+  trialTemplate:
+    primaryContainerName: main
+    trialParameters: [{ name: ceiling, reference: ceiling }]
+    trialSpec:
+      apiVersion: batch/v1
+      kind: Job
+      spec: { template: { spec: { containers: [{ name: main, command: [node, ${JSON.stringify(TRIAL_SCRIPT)}, "--ceiling=\${trialParameters.ceiling}"] }] } } }
+`,
+  );
+  return { file, name };
+}
+
+interface Finished {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function runCli(args: readonly string[], timeoutMs = 150_000): Promise<Finished> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: ROOT,
+    env: runnerEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  return new Promise((resolve) =>
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+}
+
+const lastJson = (out: Finished) => JSON.parse(out.stdout.trim().split('\n').at(-1) ?? '{}');
+
+interface Runner {
+  readonly child: ChildProcess;
+  output: string;
+}
+const runners: Runner[] = [];
+function startRunner(): Runner {
+  const child = spawn(process.execPath, [CLI, 'runner'], {
+    cwd: ROOT,
+    env: runnerEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const runner: Runner = { child, output: '' };
+  child.stdout!.on('data', (c: Buffer) => (runner.output += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (runner.output += c.toString()));
+  runners.push(runner);
+  return runner;
+}
+const exited = (child: ChildProcess) =>
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+async function submit(file: string): Promise<void> {
+  const { readFileSync } = await import('node:fs');
+  const response = await fetch(`http://127.0.0.1:${server.httpPort}/api/experiments`, {
+    method: 'POST',
+    body: readFileSync(file, 'utf8'),
+  });
+  expect(response.status, await response.clone().text()).toBe(201);
+}
+
+async function statusOf(name: string, httpPort = server.httpPort) {
+  const response = await fetch(`http://127.0.0.1:${httpPort}/api/experiments/${name}/status`);
+  return response.ok
+    ? ((await response.json()) as { condition: string; trials: Record<string, number> })
+    : undefined;
+}
+
+/** Every run event of the experiment's trials, read until `enough`. */
+const runEvents = (name: string, enough: (events: readonly ConsumedEvent[]) => boolean) =>
+  readEvents(bus, TOPICS.trialRuns.name, (key) => key.startsWith(`${name}-`), enough, 60_000);
+
+/** No attempt of a trial was started by two runners; a new attempt starts only after the last one ended. */
+function neverTwiceAtOnce(events: readonly ConsumedEvent[]): void {
+  const byTrial = new Map<string, { attempt: number; phase: string; runner: string }[]>();
+  for (const e of events)
+    if (e.eventType === 'TrialRunChanged')
+      byTrial.set(e.payload.trial_name, [
+        ...(byTrial.get(e.payload.trial_name) ?? []),
+        { attempt: e.payload.attempt, phase: e.payload.phase, runner: e.payload.runner_id },
+      ]);
+  for (const [trial, runs] of byTrial) {
+    const starts = runs.filter((r) => r.phase === 'STARTED');
+    const attempts = starts.map((s) => s.attempt);
+    expect(new Set(attempts).size, `${trial}: an attempt started twice`).toBe(attempts.length);
+  }
+}
+
+beforeAll(async () => {
+  bus = openTestBus(infra.KAFKA_BROKERS);
+  server = await startExperimentServer(settings);
+});
+
+afterAll(async () => {
+  for (const runner of runners) runner.child.kill('SIGKILL');
+  await Promise.all(runners.map((r) => exited(r.child)));
+  if (server) await server.stop();
+  await bus?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('experiment run', () => {
+  it('refuses a bad file naming each field, and a bad flag naming it', async () => {
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(
+      bad,
+      'apiVersion: kubeflow.org/v1beta1\nkind: Experiment\nmetadata: { name: bad }\nspec: { parallelTrialCount: 0 }\n',
+    );
+    const refused = await runCli([
+      'run',
+      bad,
+      '--url',
+      `http://127.0.0.1:${server.httpPort}`,
+      '--runners',
+      '0',
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('spec.parallelTrialCount');
+    const flag = await runCli(['run', bad, '--runners', 'many']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain('--runners');
+  });
+
+  it('runs an experiment with two runners, medianstop stopping the bad trials', async () => {
+    const { file } = experimentFile({
+      ceilings: ['0.9', '0.91', '0.2', '0.21'],
+      parallel: 2,
+      earlyStopping: true,
+    });
+    const out = await runCli([
+      'run',
+      file,
+      '--url',
+      `http://127.0.0.1:${server.httpPort}`,
+      '--runners',
+      '2',
+      '--output',
+      'json',
+    ]);
+    expect(out.code, out.stderr).toBe(0);
+    const summary = lastJson(out);
+    expect(summary).toMatchObject({
+      status: 'Succeeded',
+      bestTrial: { parameters: { ceiling: '0.91' } },
+      trials: { succeeded: 2, earlyStopped: 2, failed: 0 },
+    });
+    expect(summary.bestTrial.objective).toBeCloseTo(0.91, 4);
+  });
+
+  it('ends Succeeded at the goal', async () => {
+    const { file } = experimentFile({ ceilings: ['0.9', '0.2', '0.21', '0.22'], parallel: 1, goal: 0.85 });
+    const out = await runCli([
+      'run',
+      file,
+      '--url',
+      `http://127.0.0.1:${server.httpPort}`,
+      '--runners',
+      '1',
+      '--output',
+      'json',
+    ]);
+    expect(out.code, out.stderr).toBe(0);
+    expect(lastJson(out)).toMatchObject({
+      status: 'Succeeded',
+      bestTrial: { parameters: { ceiling: '0.9' } },
+    });
+  });
+
+  it('ends Failed at maxFailedTrialCount, the failure reason the exit code and stderr', async () => {
+    const { file, name } = experimentFile({ ceilings: ['fail', '0.9', '0.91'], parallel: 1, maxFailed: 1 });
+    const out = await runCli([
+      'run',
+      file,
+      '--url',
+      `http://127.0.0.1:${server.httpPort}`,
+      '--runners',
+      '1',
+      '--output',
+      'json',
+    ]);
+    expect(out.code).toBe(1);
+    expect(lastJson(out)).toMatchObject({ status: 'Failed', trials: { failed: 1 } });
+    const statuses = await readEvents(
+      bus,
+      TOPICS.trialStatus.name,
+      (key) => key.startsWith(`${name}-`),
+      (events) =>
+        events.some((e) => e.eventType === 'TrialStatusChanged' && e.payload.condition === 'FAILED'),
+    );
+    const failed = statuses.find(
+      (e) => e.eventType === 'TrialStatusChanged' && e.payload.condition === 'FAILED',
+    );
+    expect(failed?.eventType === 'TrialStatusChanged' && failed.payload.message).toContain('exit code 3');
+    expect(failed?.eventType === 'TrialStatusChanged' && failed.payload.message).toContain(
+      'diverged: loss is nan',
+    );
+  });
+
+  it('runs a trial again when its runner is SIGKILLed mid-trial, never twice at once', async () => {
+    const { file, name } = experimentFile({ ceilings: ['0.3', '0.9'], parallel: 1 });
+    const first = startRunner();
+    const second = startRunner();
+    await submit(file);
+    const started = await runEvents(name, (events) =>
+      events.some((e) => e.eventType === 'TrialRunChanged' && e.payload.phase === 'STARTED'),
+    );
+    const start = started.find((e) => e.eventType === 'TrialRunChanged' && e.payload.phase === 'STARTED')!;
+    const holder = start.eventType === 'TrialRunChanged' ? start.payload.runner_id : '';
+    const victim = [first, second].find((r) => holder.endsWith(`-${r.child.pid}`))!;
+    victim.child.kill('SIGKILL');
+    await waitFor(
+      'the experiment to succeed',
+      async () => (await statusOf(name))?.condition === 'Succeeded',
+      {
+        timeoutMs: 120_000,
+      },
+    );
+    const runs = await runEvents(name, () => true);
+    neverTwiceAtOnce(runs);
+    const lostTrial = start.eventType === 'TrialRunChanged' ? start.payload.trial_name : '';
+    expect(
+      runs.some(
+        (e) =>
+          e.eventType === 'TrialRunChanged' && e.payload.trial_name === lostTrial && e.payload.attempt === 2,
+      ),
+    ).toBe(true);
+  });
+
+  it('resumes after the controller is SIGKILLed mid-experiment', async () => {
+    const { file, name } = experimentFile({ ceilings: ['0.3', '0.31', '0.9', '0.91'], parallel: 2 });
+    startRunner();
+    startRunner();
+    await submit(file);
+    await waitFor('a trial to run', async () => ((await statusOf(name))?.trials.running ?? 0) > 0, {
+      timeoutMs: 60_000,
+    });
+    await server.kill();
+    server = await startExperimentServer(settings, { replayHistory: true });
+    // The restarted service listens on new ports: the runners that reported to the old one give
+    // their runs back (RELEASED) and new ones take them.
+    for (const runner of runners) runner.child.kill('SIGTERM');
+    await Promise.all(runners.map((r) => exited(r.child)));
+    startRunner();
+    startRunner();
+    await waitFor(
+      'the experiment to succeed',
+      async () => (await statusOf(name))?.condition === 'Succeeded',
+      {
+        timeoutMs: 150_000,
+      },
+    );
+    expect((await statusOf(name))?.trials).toMatchObject({ succeeded: 4 });
+    neverTwiceAtOnce(await runEvents(name, () => true));
+  });
+});
