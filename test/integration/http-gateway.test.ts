@@ -523,7 +523,12 @@ describe('api.v1.beta1 over HTTP/JSON', () => {
         400,
         'path: "%E0%A4%A" is not valid percent-encoding',
       ],
-      ['POST to a read endpoint', await http('/api/experiments', {}), 405, '/api/experiments: use GET'],
+      [
+        'POST to a read endpoint',
+        await http(`/api/experiments/${victim}/trials`, {}),
+        405,
+        `/api/experiments/${victim}/trials: use GET`,
+      ],
       ['unknown path', await http('/api/runs'), 404, '/api/runs: no such endpoint'],
       [
         'parameter on a stream',

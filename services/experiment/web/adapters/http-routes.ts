@@ -6,7 +6,7 @@ import { invalidArgument } from '../../../../shared/errors.ts';
 export interface Endpoint<H> {
   /** Segments joined by '/', ':name' taking any one segment; or a test of the whole path. */
   readonly path: string | ((path: string) => boolean);
-  /** The methods it answers; the first is the one a 405 names. */
+  /** The methods it answers, all named by a 405's Allow. */
   readonly methods: readonly string[];
   readonly handler: H;
 }
@@ -21,7 +21,8 @@ export function routeRequest<H>(table: readonly Endpoint<H>[], method: string, p
   for (const endpoint of table) {
     const raw = typeof endpoint.path === 'string' ? matchSegments(endpoint.path, segments) : undefined;
     if (typeof endpoint.path === 'string' ? raw === undefined : !endpoint.path(path)) continue;
-    if (!endpoint.methods.includes(method)) return { kind: 'wrong method', allow: endpoint.methods[0]! };
+    if (!endpoint.methods.includes(method))
+      return { kind: 'wrong method', allow: endpoint.methods.join(', ') };
     const params: Record<string, string> = {};
     for (const [name, value] of Object.entries(raw ?? {})) params[name] = decodeSegment(value);
     return { kind: 'found', handler: endpoint.handler, params };

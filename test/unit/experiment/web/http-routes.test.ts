@@ -41,9 +41,12 @@ describe('routeRequest', () => {
     });
   });
 
-  it('refuses another method with the first the matching endpoint takes; the first match decides', () => {
+  it('refuses another method naming every method the matching endpoint takes; the first match decides', () => {
     expect(routeRequest(table, 'GET', '/Service/Call')).toEqual({ kind: 'wrong method', allow: 'POST' });
-    expect(routeRequest(table, 'DELETE', '/api/things/x')).toEqual({ kind: 'wrong method', allow: 'GET' });
+    expect(routeRequest(table, 'DELETE', '/api/things/x')).toEqual({
+      kind: 'wrong method',
+      allow: 'GET, HEAD',
+    });
   });
 
   it('finds nothing for another path or another number of segments', () => {
@@ -60,7 +63,7 @@ describe('routeRequest', () => {
     );
     expect(routeRequest(table, 'POST', '/api/things/%E0%A4%A')).toEqual({
       kind: 'wrong method',
-      allow: 'GET',
+      allow: 'GET, HEAD',
     });
   });
 });
@@ -219,10 +222,10 @@ describe('the HTTP API route table', () => {
   });
 
   it.each([
-    ['POST', '/api/experiments', 'GET'],
+    ['PUT', '/api/experiments', 'GET, POST'],
     ['DELETE', '/api/trials/t1', 'GET'],
     ['POST', '/api/runs', 'GET'],
-    ['PUT', '/index.html', 'GET'],
+    ['PUT', '/index.html', 'GET, HEAD'],
     ['GET', '/api.v1.beta1.DBManager/GetObservationLog', 'POST'],
   ])('%s %s: 405, allow %s', async (method, path, allow) => {
     const answer = await send(method, path);
