@@ -128,6 +128,10 @@ export const HTTP_API_STEPS: readonly Step[] = [
     'name,algorithm,objective_metric,objective_type,trial_count',
     /^exp-1,tpe,accuracy,MAXIMIZE,/m,
   ]),
+  call(`curl --data-binary @examples/random.yaml ${API}/api/experiments`, [
+    /"name":"random-example","generation":\d+/,
+  ]),
+  read(`curl ${API}/api/experiments/random-example/status`, ['"generation":']),
   read(`curl ${API}/api/experiments/exp-1`, ['"name":"exp-1","algorithm":"tpe"']),
   read(`curl '${API}/api/experiments/exp-1/trials?format=csv'`, [
     'order,name,condition,best_objective',
