@@ -17,7 +17,17 @@ export interface TpeSetup {
   readonly priorWeight: number;
   /** One bandwidth for every kernel (Scott's rule) instead of one per value. */
   readonly multivariate: boolean;
+  /** How the history divides into the good and the bad group; by default splitHistory, on the loss. */
+  readonly split?: Split;
 }
+
+/** Divides completed trials (and the pending points, which join the bad group) into the two groups. */
+export type Split = (
+  axes: readonly Axis[],
+  history: readonly Observation[],
+  pending: readonly Point[],
+  nBelow: (n: number) => number,
+) => { below: Group; above: Group };
 
 /** A TPE sampler: the joint densities of the good and the bad group score each candidate. */
 export function tpeSampler<O>(setupOf: (options: O) => TpeSetup): Sampler<O> {
@@ -26,7 +36,8 @@ export function tpeSampler<O>(setupOf: (options: O) => TpeSetup): Sampler<O> {
     const axes = axesOf(dimensions);
     return collectDistinct(axes, pending, count, rng, (chosen) => {
       if (history.length < setup.nStartupTrials) return randomPoint(axes, rng);
-      const { below, above } = splitHistory(axes, history, [...pending, ...chosen], setup.nBelow);
+      const split = setup.split ?? splitHistory;
+      const { below, above } = split(axes, history, [...pending, ...chosen], setup.nBelow);
       const parzenOptions = { priorWeight: setup.priorWeight, multivariate: setup.multivariate };
       const good = buildParzen(axes, below.points, below.weights, parzenOptions);
       const bad = buildParzen(axes, above.points, above.weights, parzenOptions);
