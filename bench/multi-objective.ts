@@ -17,7 +17,7 @@ import { importanceReport } from './multi-objective/importance.ts';
 import { runOurs } from './multi-objective/loop.ts';
 import { MULTI_OBJECTIVE_PROBLEMS, multiObjectiveProblem } from './multi-objective/problems.ts';
 import { ensureVenv } from './python-venv.ts';
-import { fmt, quantile } from './suggest/report.ts';
+import { quantile } from './suggest/report.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -117,8 +117,10 @@ if (flags.only !== 'importance') {
   print('|---|---|---|---|---|---|---|---|');
   for (const problem of problems) {
     const hv = (losses: number[][], n: number) => hypervolume(losses.slice(0, n), problem.reference);
+    // Two decimals: medians of different samplers differ in the second.
+    const two = (v: number) => v.toFixed(2);
     const summary = (values: number[]) =>
-      `${fmt(quantile(values, 0.5))} [${fmt(quantile(values, 0.25))}, ${fmt(quantile(values, 0.75))}]`;
+      `${two(quantile(values, 0.5))} [${two(quantile(values, 0.25))}, ${two(quantile(values, 0.75))}]`;
     for (const n of checkpoints) {
       const seedList = Array.from({ length: seeds }, (_, s) => s);
       const random = seedList.map((s) => hv(ours.get(key('random', problem.name, s))!, n));
@@ -134,7 +136,7 @@ if (flags.only !== 'importance') {
   }
   print('');
   print(
-    `True fronts' hypervolumes: ${problems.map((p) => `${p.name} ${fmt(p.optimalHypervolume)}`).join(', ')}`,
+    `True fronts' hypervolumes: ${problems.map((p) => `${p.name} ${p.optimalHypervolume.toFixed(2)}`).join(', ')}`,
   );
 }
 
