@@ -159,7 +159,7 @@ export async function importanceReport(
   // Optuna's results are cached like its runs: the trials are the same on every run.
   const optuna = runOptuna(
     prepared
-      .filter((c) => !existsSync(c.out))
+      .filter((c) => c.optuna && !existsSync(c.out))
       .map((c) => ({
         kind: 'importance',
         parameters: c.problem.parameters,
