@@ -192,6 +192,7 @@ describe('EarlyStopping end to end on real Kafka', () => {
             published.push(...events.map((e) => e.key));
           },
         },
+        topics: TOPICS,
         clock: { now: () => windowStart + 1 },
         logger: memoryLogger().logger,
         groupId: uniqueName('test-es-window'),

@@ -43,6 +43,7 @@ beforeAll(async () => {
     bus,
     producer,
     store,
+    topics: TOPICS,
     groupId,
     sessionTimeoutMs: 10_000,
     logger: logs.logger,

@@ -3,10 +3,11 @@
 // calls made, their answers applied at the next round), its own events not folded twice. The
 // Kafka adapter (trial-controller.ts) feeds it the topics and calls `pump` on a timer.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { type EventProducer, TOPICS } from '../../../../shared/bus/index.ts';
+import type { EventProducer } from '../../../../shared/bus/index.ts';
 import type { Clock } from '../../../../shared/clock.ts';
 import { toAppError } from '../../../../shared/errors.ts';
 import type { Logger } from '../../../../shared/logger.ts';
+import type { ExperimentTopics } from '../../common/bus-names.ts';
 import type { Decision } from '../domain/decisions.ts';
 import { experimentFinished } from '../domain/lifecycle.ts';
 import { Asks, reconcile } from '../domain/reconcile.ts';
@@ -21,8 +22,15 @@ import {
 } from '../katib-requests.ts';
 import type { KatibCalls } from './in-process-calls.ts';
 
+export type TrialTopics = Pick<
+  ExperimentTopics,
+  'experiments' | 'trialAssignments' | 'trialRuns' | 'trialStatus' | 'runners'
+>;
+
 export interface ControllerCoreDeps {
   readonly producer: Pick<EventProducer, 'publish'>;
+  /** The topics it reads and writes (KAFKA_TOPIC_PREFIX before their names). */
+  readonly topics: TrialTopics;
   readonly calls: KatibCalls;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -39,13 +47,6 @@ export interface ControllerCore {
   /** Resolves once every call under way has answered (tests). */
   callsAnswered(): Promise<void>;
 }
-
-const TOPIC_OF = {
-  experiments: TOPICS.experiments.name,
-  trialAssignments: TOPICS.trialAssignments.name,
-  trialRuns: TOPICS.trialRuns.name,
-  trialStatus: TOPICS.trialStatus.name,
-} as const;
 
 /** Katib's trial names: `<experiment>-<8 random characters>`. */
 const trialName = (experiment: string): string =>
@@ -81,7 +82,7 @@ export function createControllerCore(deps: ControllerCoreDeps): ControllerCore {
 
   const publish = async (decision: Extract<Decision, { kind: 'emit' }>) => {
     const { event } = decision;
-    await deps.producer.publish(TOPIC_OF[event.topic], [
+    await deps.producer.publish(deps.topics[event.topic].name, [
       { eventType: event.eventType, key: event.key, payload: event.payload } as never,
     ]);
     ownEvents.set(event.payload.event_id, (ownEvents.get(event.payload.event_id) ?? 0) + 1);

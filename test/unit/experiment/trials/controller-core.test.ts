@@ -1,7 +1,9 @@
 // The trial controller's core carrying out its rounds without Kafka: a recording producer, the
 // real Suggestion service in process, an in-memory observation log, runs played by the test.
+
 import { describe, expect, it } from 'vitest';
 import type { GetObservationLogReply__Output } from '../../../../proto/gen/api/v1/beta1/GetObservationLogReply.ts';
+import { experimentTopics } from '../../../../services/experiment/common/bus-names.ts';
 import { createSuggestionHandlers } from '../../../../services/experiment/suggestion/adapters/grpc-handlers.ts';
 import { withSuggestionsRequestReader } from '../../../../services/experiment/suggestion/adapters/suggestions-request.ts';
 import { createControllerCore } from '../../../../services/experiment/trials/adapters/controller-core.ts';
@@ -37,6 +39,7 @@ function setUp() {
     {
       unary: createSuggestionHandlers({
         producer: { publish: async () => undefined },
+        topic: experimentTopics('').suggestions.name,
         clock,
         logger: silentLogger,
       }),
@@ -60,6 +63,7 @@ function setUp() {
   };
   const core = createControllerCore({
     producer,
+    topics: experimentTopics(''),
     calls,
     clock,
     logger: silentLogger,
