@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type Bus, type ConsumedEvent, TOPICS } from '../../shared/bus/index.ts';
+import type { Bus, ConsumedEvent } from '../../shared/bus/index.ts';
 import { type ExperimentServer, startExperimentServer } from '../helpers/experiment-server.ts';
 import { openTestBus, testKafkaClient, uniqueName } from '../helpers/kafka.ts';
 import { readEvents } from '../helpers/topic-events.ts';
@@ -53,6 +53,7 @@ const runnerEnv = () => ({
   LOG_LEVEL: 'info',
   KAFKA_BROKERS: infra.KAFKA_BROKERS,
   KAFKA_CLIENT: testKafkaClient,
+  KAFKA_TOPIC_PREFIX: server.topicPrefix,
   RUNNER_GROUP: runnerGroup,
   RUNNER_DB_MANAGER_ADDRESS: server.address,
   RUNNER_HEARTBEAT_MS: '500',
@@ -160,7 +161,7 @@ async function statusOf(name: string, httpPort = server.httpPort) {
 
 /** Every run event of the experiment's trials, read until `enough`. */
 const runEvents = (name: string, enough: (events: readonly ConsumedEvent[]) => boolean) =>
-  readEvents(bus, TOPICS.trialRuns.name, (key) => key.startsWith(`${name}-`), enough, 60_000);
+  readEvents(bus, server.topics.trialRuns.name, (key) => key.startsWith(`${name}-`), enough, 60_000);
 
 /** No attempt of a trial was started by two runners; a new attempt starts only after the last one ended. */
 function neverTwiceAtOnce(events: readonly ConsumedEvent[]): void {
@@ -274,7 +275,7 @@ describe('experiment run', () => {
     expect(lastJson(out)).toMatchObject({ status: 'Failed', trials: { failed: 1 } });
     const statuses = await readEvents(
       bus,
-      TOPICS.trialStatus.name,
+      server.topics.trialStatus.name,
       (key) => key.startsWith(`${name}-`),
       (events) =>
         events.some((e) => e.eventType === 'TrialStatusChanged' && e.payload.condition === 'FAILED'),
