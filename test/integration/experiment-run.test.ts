@@ -272,6 +272,17 @@ describe('experiment run', () => {
       trials: { succeeded: 2, earlyStopped: 2, failed: 0 },
     });
     expect(summary.bestTrial.objective).toBeCloseTo(0.91, 4);
+    // What the page reads: every trial with its parameters and condition.
+    const page = `http://127.0.0.1:${server.httpPort}/api/experiments/${experiment.name}/trials?sort=name`;
+    const shown = async () =>
+      ((await (await fetch(page)).json()) as { trials: { assignments: unknown[]; condition: string }[] })
+        .trials;
+    await waitFor('the read model to show every trial', async () => {
+      const trials = await shown();
+      return trials.length === 4 && trials.every((t) => t.assignments.length === 1);
+    });
+    const conditions = (await shown()).map((t) => t.condition).sort();
+    expect(conditions).toEqual(['EARLYSTOPPED', 'EARLYSTOPPED', 'SUCCEEDED', 'SUCCEEDED']);
   });
 
   it('ends Succeeded at the goal', async () => {
@@ -325,6 +336,15 @@ describe('experiment run', () => {
     expect(failed?.eventType === 'TrialStatusChanged' && failed.payload.message).toContain(
       'diverged: loss is nan',
     );
+    // The reason as the page shows it.
+    const trialName = failed?.eventType === 'TrialStatusChanged' ? failed.payload.trial_name : '';
+    await waitFor('the read model to show the failure', async () => {
+      const reply = await fetch(`http://127.0.0.1:${server.httpPort}/api/trials/${trialName}`);
+      const view = reply.ok
+        ? ((await reply.json()) as { trial: { condition: string; message: string } })
+        : undefined;
+      return view?.trial.condition === 'FAILED' && view.trial.message.includes('exit code 3');
+    });
   });
 
   it('runs a trial again when its runner is SIGKILLed mid-trial, never twice at once', async () => {

@@ -96,6 +96,22 @@ export function readModelChanges(event: TypedEvent<Date | number>): ReadModelCha
           ),
       ];
     }
+    case 'TrialsCreated': {
+      // The trial controller's own trials (experiments without Kubernetes): their parameters are
+      // known from here, before any GetSuggestions request lists them (the last ones never are).
+      const p = event.payload;
+      if (p.experiment_name === '') return [];
+      const atMs = ms(p.occurred_at);
+      return p.trials.map(
+        (t): ReadModelChange => ({
+          kind: 'trial',
+          name: t.name,
+          experiment: p.experiment_name,
+          assignments: t.assignments,
+          atMs,
+        }),
+      );
+    }
     case 'TrialStatusChanged': {
       // The status itself is the observation store's (trial_statuses, written in the same batch):
       // here only that the trial exists and, when the event says, its experiment.

@@ -60,7 +60,9 @@ export async function startPersistenceConsumer(deps: {
     topics: [
       TOPICS.observations.name,
       TOPICS.trialStatus.name,
-      ...(readModel ? [TOPICS.suggestions.name, TOPICS.earlyStoppingRules.name] : []),
+      ...(readModel
+        ? [TOPICS.suggestions.name, TOPICS.earlyStoppingRules.name, TOPICS.experiments.name]
+        : []),
     ],
     maxBatchEvents: 1_000,
     handleTogether: true,

@@ -10,7 +10,12 @@ import { type ReadModelChange, readModelChanges, SuggestionsFold } from '../read
 import type { ReadModelStore } from './read-model-store.ts';
 
 /** Topics the read model is made of (observations count through the observation store itself). */
-const READ_MODEL_TOPICS = [TOPICS.suggestions.name, TOPICS.earlyStoppingRules.name, TOPICS.trialStatus.name];
+const READ_MODEL_TOPICS = [
+  TOPICS.suggestions.name,
+  TOPICS.experiments.name,
+  TOPICS.earlyStoppingRules.name,
+  TOPICS.trialStatus.name,
+];
 
 /** Rebuilds the read model when it is empty; call it before the persistence consumer starts. */
 export async function rebuildReadModelIfEmpty(deps: {

@@ -120,6 +120,42 @@ describe('readModelChanges', () => {
     ]);
   });
 
+  it("TrialsCreated: the trial controller's trials with their parameters; an event without experiment gives none", () => {
+    const created = (experiment: string) =>
+      readModelChanges({
+        eventType: 'TrialsCreated',
+        payload: {
+          event_id: 'e4',
+          occurred_at: at,
+          experiment_name: experiment,
+          generation: 1,
+          total_request_number: 2,
+          trials: [
+            { name: 'exp-a', assignments: [{ name: 'lr', value: '0.2' }], labels: {} },
+            { name: 'exp-b', assignments: [{ name: 'lr', value: '0.3' }], labels: { k: 'v' } },
+          ],
+          algorithm_settings: [],
+        },
+      });
+    expect(created('exp')).toEqual([
+      {
+        kind: 'trial',
+        name: 'exp-a',
+        experiment: 'exp',
+        assignments: [{ name: 'lr', value: '0.2' }],
+        atMs: at,
+      },
+      {
+        kind: 'trial',
+        name: 'exp-b',
+        experiment: 'exp',
+        assignments: [{ name: 'lr', value: '0.3' }],
+        atMs: at,
+      },
+    ]);
+    expect(created('')).toEqual([]);
+  });
+
   it('TrialStatusChanged: the trial and its experiment, not the status (kept by the observation store); observations change nothing here', () => {
     expect(
       readModelChanges({
