@@ -16,7 +16,13 @@ export function startLiveStream(options: { bus: Bus; hub: LiveHub; logger: Logge
   readonly started: Promise<void>;
   stop(): Promise<void>;
 } {
-  const topics = [TOPICS.observations, TOPICS.trialStatus, TOPICS.earlyStoppingRules, TOPICS.suggestions];
+  const topics = [
+    TOPICS.observations,
+    TOPICS.trialStatus,
+    TOPICS.earlyStoppingRules,
+    TOPICS.suggestions,
+    TOPICS.experiments,
+  ];
   const stopping = new AbortController();
   const readers = new Set<TopicReader>();
   const starts: Promise<void>[] = [];
