@@ -379,30 +379,23 @@ describe('experiment run', () => {
     );
   });
 
-  it('resumes after the controller is SIGKILLed mid-experiment', async () => {
+  it('resumes after the controller is SIGKILLed mid-experiment, its runners carrying on', async () => {
     const { file, name } = experimentFile({ plan: ['0.3', '0.31', '0.9', '0.91'], parallel: 2 });
-    startRunner();
-    startRunner();
+    const kept = [startRunner(), startRunner()];
     await submit(file);
     await waitFor('a trial to run', async () => ((await statusOf(name))?.trials.running ?? 0) > 0, {
       timeoutMs: 60_000,
     });
     await server.kill();
-    server = await startExperimentServer(settings, { replayHistory: true });
-    // The restarted service listens on new ports: the runners that reported to the old one give
-    // their runs back (RELEASED) and new ones take them.
-    for (const runner of runners) runner.child.kill('SIGTERM');
-    await Promise.all(runners.map((r) => exited(r.child)));
-    startRunner();
-    startRunner();
+    // Back where it was: the runners' reports reach it again, as after a restart in place.
+    server = await startExperimentServer(settings, { replayHistory: true, samePortsAs: server });
     await waitFor(
       'the experiment to succeed',
       async () => (await statusOf(name))?.condition === 'Succeeded',
-      {
-        timeoutMs: 150_000,
-      },
+      { timeoutMs: 150_000 },
     );
     expect((await statusOf(name))?.trials).toMatchObject({ succeeded: 4 });
     neverTwiceAtOnce(await allRunEvents(name));
+    for (const runner of kept) expect(runner.child.exitCode, runner.output).toBeNull();
   });
 });
