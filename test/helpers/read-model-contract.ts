@@ -59,6 +59,8 @@ export function describeReadModelContract(name: string, open: () => Promise<Read
           completed_trial_count: 0,
           suggestions: [],
           algorithm_settings: [],
+          objectives: [],
+          parameters: [],
           trials_complete: true,
           trials: TRIALS.map((t, i) => ({
             name: trial(i),

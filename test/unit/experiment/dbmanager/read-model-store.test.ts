@@ -33,6 +33,8 @@ const suggestionsIssued = (trials: { name: string; condition: Condition }[]): Ty
     completed_trial_count: 0,
     suggestions: [],
     algorithm_settings: [],
+    objectives: [],
+    parameters: [],
     trials: trials.map((t) => ({ ...t, assignments: [{ name: 'lr', value: '0.1' }] })),
     trials_complete: true,
   },

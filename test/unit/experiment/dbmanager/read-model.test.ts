@@ -20,6 +20,8 @@ describe('readModelChanges', () => {
         completed_trial_count: 1,
         suggestions: [{ trial_name: '', assignments: [{ name: 'lr', value: '0.1' }], labels: {} }],
         algorithm_settings: [],
+        objectives: [],
+        parameters: [],
         trials: [
           { name: 'exp-a', assignments: [{ name: 'lr', value: '0.2' }], condition: 'SUCCEEDED' },
           { name: 'exp-b', assignments: [], condition: '' },
@@ -65,6 +67,8 @@ describe('readModelChanges', () => {
         completed_trial_count: 1,
         suggestions: [{ trial_name: 'exp-next', assignments: [{ name: 'lr', value: '0.3' }], labels: {} }],
         algorithm_settings: [],
+        objectives: [],
+        parameters: [],
         trials: [{ name: 'exp-a', assignments: [], condition: 'SUCCEEDED' }],
         trials_complete: false,
       },
