@@ -155,11 +155,37 @@ export interface EarlyStoppingRuleView {
   readonly startStep: number;
 }
 
+/** One objective of an experiment: a metric and the direction it is optimised in. */
+export interface ObjectiveView {
+  readonly metricName: string;
+  readonly type: 'MAXIMIZE' | 'MINIMIZE';
+}
+
+/** One parameter of an experiment's search space, as Katib's ParameterSpec gives it (text as sent). */
+export interface SearchParameterView {
+  readonly name: string;
+  /** DOUBLE, INT, DISCRETE or CATEGORICAL. */
+  readonly parameterType: string;
+  readonly min: string;
+  readonly max: string;
+  readonly step: string;
+  readonly list: readonly string[];
+  /** Katib's Distribution name (LOG_UNIFORM, ...); '' when unspecified. */
+  readonly distribution: string;
+}
+
 export interface ExperimentView {
   readonly name: string;
   readonly algorithm: string;
   readonly objectiveMetric: string;
   readonly objectiveType: string;
+  /**
+   * Every objective, the first being the experiment's own: those of the algorithm setting
+   * `objectives` when it has one, else objectiveMetric alone; empty while no direction is known.
+   */
+  readonly objectives: readonly ObjectiveView[];
+  /** The search space as the last GetSuggestions request carried it; empty before one did (or for NAS). */
+  readonly parameters: readonly SearchParameterView[];
   readonly rules: readonly EarlyStoppingRuleView[];
   readonly trialCount: number;
   readonly createdAtMs: number;
@@ -227,6 +253,20 @@ export interface TrialSummary {
   readonly values: string[][];
 }
 
+/** Every trial of an experiment with its value of each objective asked for: what its front and importance read. */
+export interface TrialObjectiveValues {
+  /** In the trials' order. */
+  readonly names: string[];
+  readonly conditions: string[];
+  readonly assignments: Assignment[][];
+  /**
+   * Per objective (in the order asked), each trial's best value in that objective's direction (the
+   * highest when maximizing, the lowest when minimizing), from the store's summary of the metric;
+   * null when the trial reported no number for it.
+   */
+  readonly values: (number | null)[][];
+}
+
 /**
  * The read model of experiments and trials (kept by the persistence consumer, read by the web
  * side). Failures are `AppError`s: `UNAVAILABLE` when the database cannot answer or is closed.
@@ -239,6 +279,8 @@ export interface ReadModel {
   trialPage(experiment: string, query: TrialPageQuery): Promise<TrialPage>;
   /** The experiment's trials in columns; empty for an unknown experiment. */
   trialSummary(experiment: string): Promise<TrialSummary>;
+  /** The experiment's trials with their value of each objective; empty for an unknown experiment. */
+  trialObjectives(experiment: string, objectives: readonly ObjectiveView[]): Promise<TrialObjectiveValues>;
   trial(name: string): Promise<TrialView | undefined>;
   /** Names of the experiment's trials (for a live stream's filter). */
   trialNames(experiment: string): Promise<string[]>;

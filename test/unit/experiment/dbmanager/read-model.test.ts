@@ -92,6 +92,68 @@ describe('readModelChanges', () => {
     ]);
   });
 
+  it("SuggestionsIssued v4: the experiment's objectives and search space; none listed leaves them", () => {
+    const event = (objectives: unknown[], parameters: unknown[]) =>
+      readModelChanges({
+        eventType: 'SuggestionsIssued',
+        payload: {
+          event_id: 'e6',
+          occurred_at: at,
+          experiment_name: 'exp',
+          algorithm_name: 'nsga2',
+          objective_metric: 'accuracy',
+          objective_type: 'MAXIMIZE',
+          current_request_number: 1,
+          total_request_number: 1,
+          trial_count: 0,
+          completed_trial_count: 0,
+          suggestions: [],
+          algorithm_settings: [],
+          trials: [],
+          trials_complete: true,
+          objectives,
+          parameters,
+        } as never,
+      })[0];
+    const lr = {
+      name: 'lr',
+      parameter_type: 'DOUBLE',
+      min: '0.001',
+      max: '0.1',
+      step: '',
+      list: [],
+      distribution: 'LOG_UNIFORM',
+    };
+    expect(
+      event(
+        [
+          { metric_name: 'accuracy', type: 'MAXIMIZE' },
+          { metric_name: 'latency_ms', type: 'MINIMIZE' },
+        ],
+        [lr],
+      ),
+    ).toMatchObject({
+      objectives: [
+        { metricName: 'accuracy', type: 'MAXIMIZE' },
+        { metricName: 'latency_ms', type: 'MINIMIZE' },
+      ],
+      parameters: [
+        {
+          name: 'lr',
+          parameterType: 'DOUBLE',
+          min: '0.001',
+          max: '0.1',
+          step: '',
+          list: [],
+          distribution: 'LOG_UNIFORM',
+        },
+      ],
+    });
+    const before = event([], []);
+    expect(before).not.toHaveProperty('objectives');
+    expect(before).not.toHaveProperty('parameters');
+  });
+
   it('EarlyStoppingRulesIssued: the rules and objective, and the listed trials', () => {
     const changes = readModelChanges({
       eventType: 'EarlyStoppingRulesIssued',
