@@ -17,6 +17,7 @@ import type {
 import { answerFailure, answerWith, HttpReply, json, params, readBody } from './http-replies.ts';
 import { type Endpoint, routeRequest } from './http-routes.ts';
 import type { LiveHub } from './live-hub.ts';
+import { createObjectiveEndpoints } from './objective-endpoints.ts';
 import { createReadEndpoints, type HttpContext, type HttpHandler } from './read-endpoints.ts';
 import { createStatusEndpoint, createSubmitEndpoint } from './submit-endpoint.ts';
 
@@ -41,6 +42,7 @@ export type RunningHttpApi = HttpListener;
 export function httpRoutes(deps: HttpApiDeps): Endpoint<HttpHandler>[] {
   const { gateway } = deps;
   const reads = createReadEndpoints(deps);
+  const objectives = createObjectiveEndpoints(deps);
   const assetOf = (path: string) => deps.assets.get(path === '/' ? '/index.html' : path);
 
   const callGateway: HttpHandler = async ({ req, res, url }) => {
@@ -108,6 +110,8 @@ export function httpRoutes(deps: HttpApiDeps): Endpoint<HttpHandler>[] {
       handler: createStatusEndpoint({ statuses: deps.statuses }),
     },
     { path: 'api/experiments/:experiment/summary', methods: GET, handler: reads.experimentSummary },
+    { path: 'api/experiments/:experiment/pareto', methods: GET, handler: objectives.pareto },
+    { path: 'api/experiments/:experiment/importance', methods: GET, handler: objectives.importance },
     { path: 'api/experiments/:experiment/stream', methods: GET, handler: reads.experimentStream },
     { path: 'api/trials/:trial', methods: GET, handler: reads.trial },
     { path: 'api/trials/:trial/observations', methods: GET, handler: reads.trialObservations },

@@ -77,6 +77,8 @@ describe('the HTTP API route table', () => {
     algorithm: 'random',
     objectiveMetric: 'loss',
     objectiveType: 'MINIMIZE',
+    objectives: [{ metricName: 'loss', type: 'MINIMIZE' }],
+    parameters: [],
     rules: [],
     trialCount: 0,
     createdAtMs: 0,
@@ -92,6 +94,13 @@ describe('the HTTP API route table', () => {
     trialPage: async (name, q) => called(`trialPage ${name} ${JSON.stringify(q)}`, { total: 0, trials: [] }),
     trialSummary: async (name) =>
       called(`trialSummary ${name}`, { names: [], conditions: [], best: [], parameters: [], values: [] }),
+    trialObjectives: async (name, objectives) =>
+      called(`trialObjectives ${name} ${objectives.map((o) => o.metricName).join(',')}`, {
+        names: [],
+        conditions: [],
+        assignments: [],
+        values: objectives.map(() => []),
+      }),
     trial: async (name) => called(`trial ${name}`, undefined),
     trialNames: async (name) => called(`trialNames ${name}`, []),
   };
@@ -178,6 +187,8 @@ describe('the HTTP API route table', () => {
       ],
     ],
     ['GET', '/api/experiments/e%201/summary', ['experiment e 1', 'trialSummary e 1']],
+    ['GET', '/api/experiments/e%201/pareto?reference=2', ['experiment e 1', 'trialObjectives e 1 loss']],
+    ['GET', '/api/experiments/e%201/importance?format=csv', ['experiment e 1', 'trialObjectives e 1 loss']],
     ['GET', '/api/trials/t1/curves', ['curves {"trialName":"t1","columns":1000}']],
     [
       'GET',
