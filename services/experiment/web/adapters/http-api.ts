@@ -162,7 +162,7 @@ export function webAssets(webDir: string, echartsDir: string): Map<string, { fil
   return new Map([
     ['/index.html', { file: join(webDir, 'index.html'), type: 'text/html; charset=utf-8' }],
     ['/app.js', { file: join(webDir, 'app.js'), type: 'text/javascript; charset=utf-8' }],
-    ...['common.js', 'experiment.js', 'charts.js', 'trial.js', 'curve.js'].map(
+    ...['common.js', 'experiment.js', 'charts.js', 'objectives.js', 'trial.js', 'curve.js'].map(
       (file) => [`/${file}`, { file: join(webDir, file), type: 'text/javascript; charset=utf-8' }] as const,
     ),
     ['/style.css', { file: join(webDir, 'style.css'), type: 'text/css; charset=utf-8' }],
