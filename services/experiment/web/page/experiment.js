@@ -394,12 +394,14 @@ export async function experimentView(name) {
   performance.mark('experiment:table');
   performance.mark('experiment:charts');
   await showSummary();
+  performance.mark('experiment:charts-drawn');
   await objectiveViews;
   performance.mark('experiment:objectives');
   await showObjectives();
   // Where the time of showing an experiment goes (read by bench/web.ts).
   performance.measure('experiment: fetch and parse', 'experiment:fetch', 'experiment:table');
-  performance.measure('experiment: charts', 'experiment:charts', 'experiment:objectives');
+  performance.measure('experiment: charts', 'experiment:charts', 'experiment:charts-drawn');
+  performance.measure('experiment: front and importance fetched', 'experiment:fetch', 'experiment:objectives');
   performance.measure('experiment: objective views', 'experiment:objectives');
 
   // New trials, observations, statuses and rules: the table's page at most twice a second, the
