@@ -8,6 +8,8 @@ import type { NamedObjective } from '../suggestion/multi-objective/objectives.ts
 import type { Dimension } from '../suggestion/space.ts';
 
 const COUNTED: ReadonlySet<string> = new Set(['SUCCEEDED', 'EARLYSTOPPED']);
+const NO_ASSIGNMENTS: ReadonlyMap<string, string> = new Map();
+const EMPTY_POINT: readonly (number | string)[] = [];
 
 export const namedObjectives = (objectives: readonly ObjectiveView[]): NamedObjective[] =>
   objectives.map((o) => ({ metricName: o.metricName, direction: o.type }));
@@ -50,14 +52,18 @@ export function countedRecords(
     const values = trials.values.map((column) => column[i]);
     if (values.length === 0 || values.some((v) => v === null || v === undefined)) return;
     const [first, ...others] = values as number[];
-    const assignments = new Map(trials.assignments[i]!.map((a) => [a.name, a.value]));
+    // The front reads no parameter: no map of them for each of its trials.
+    const assignments =
+      dimensions.length === 0
+        ? NO_ASSIGNMENTS
+        : new Map(trials.assignments[i]!.map((a) => [a.name, a.value]));
     records.push({
       name,
       condition: trials.conditions[i] as Condition,
       startTime: '',
       completionTime: '',
       assignments,
-      point: toPoint(dimensions, assignments),
+      point: dimensions.length === 0 ? EMPTY_POINT : toPoint(dimensions, assignments),
       objective: first,
       loss: objectives[0]!.type === 'MAXIMIZE' ? -first! : first,
       // The further objectives as an observation carries them; the first is `objective`.
