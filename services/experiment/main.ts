@@ -18,6 +18,7 @@ import { storeConfigOf } from './dbmanager/adapters/observation-store-config.ts'
 import { type Observations, openObservations, wireDbManager } from './dbmanager/wiring.ts';
 import { EARLY_STOPPING_JUDGE, startJudge, wireEarlyStopping } from './earlystopping/wiring.ts';
 import { readExperimentSettings } from './settings.ts';
+import { createObjectiveAnalysis } from './suggestion/objective-views/analysis.ts';
 import { SUGGESTION_FOLLOWER, wireSuggestion } from './suggestion/wiring.ts';
 import { followExperimentStatuses } from './trials/adapters/experiment-statuses.ts';
 import { createExperimentSubmissions } from './trials/adapters/experiment-submissions.ts';
@@ -213,6 +214,7 @@ try {
           bus,
           store: observations.store,
           readModel: observations.readModel,
+          analysis: createObjectiveAnalysis(),
           submissions: createExperimentSubmissions({ bus, producer, clock: systemClock }),
           statuses,
           services: hosted.map((feature) => feature.service),

@@ -21,10 +21,12 @@ export const EXCLUSIVE_FILES: Readonly<Record<string, readonly string[]>> = {
     'http-gateway',
     'kafka-cluster', // its control instance runs on the tests' broker
     'nas-suggestion',
+    'pareto-api',
     'persistence-consumer',
     'report-backpressure',
     'startup-retries',
     'suggestion',
+    'web-page-objectives',
     'web-page-scale',
     'web-page',
   ],

@@ -267,6 +267,59 @@ export interface TrialObjectiveValues {
   readonly values: (number | null)[][];
 }
 
+/** The Pareto front of an experiment's counted trials (SUCCEEDED or EARLYSTOPPED, every objective reported). */
+export interface ParetoView {
+  readonly objectives: readonly ObjectiveView[];
+  /** Every counted trial in the trials' order: its rank (0 on the front) and its value of each objective. */
+  readonly trials: readonly {
+    readonly name: string;
+    readonly rank: number;
+    readonly values: readonly number[];
+  }[];
+  /** Names of the rank-0 trials: the experiment's best trials. */
+  readonly front: readonly string[];
+  /** The reference point, in the metrics' units; null when no trial counts and none was given. */
+  readonly reference: readonly number[] | null;
+  /** `query`: the one asked for; `default`: each objective's worst value plus 10% of its range. */
+  readonly referenceFrom: 'query' | 'default';
+  readonly hypervolume: number;
+}
+
+/** Each parameter's importance for each objective of an experiment. */
+export interface ImportanceView {
+  /** Counted trials inside the search space: what importance could learn from. */
+  readonly trials: number;
+  /** How many of them the forests learnt from: all, or a bounded sample drawn among them. */
+  readonly fittedOn: number;
+  /** Per objective, each parameter's share in the search space's order, summing to 1; null below two trials or without a search space. */
+  readonly objectives: readonly (ObjectiveView & {
+    readonly importances: readonly { readonly parameter: string; readonly importance: number }[] | null;
+  })[];
+}
+
+/**
+ * What the experiment page's objective views compute from the read model's trials (the suggestion
+ * feature's domain provides it; main.ts hands it to the web side). Synchronous and bounded in time.
+ */
+export interface ObjectiveAnalysis {
+  /** `reference`: one value per objective in the metrics' units (RangeError otherwise); undefined: the default point. */
+  front(
+    objectives: readonly ObjectiveView[],
+    trials: TrialObjectiveValues,
+    reference?: readonly number[],
+  ): ParetoView;
+  /**
+   * fANOVA importance; the answer for `experiment` is kept until the trials it learns from, their
+   * values, the objectives or the search space change, so asking again without change costs no forest.
+   */
+  importance(
+    experiment: string,
+    parameters: readonly SearchParameterView[],
+    objectives: readonly ObjectiveView[],
+    trials: TrialObjectiveValues,
+  ): ImportanceView;
+}
+
 /**
  * The read model of experiments and trials (kept by the persistence consumer, read by the web
  * side). Failures are `AppError`s: `UNAVAILABLE` when the database cannot answer or is closed.

@@ -11,6 +11,7 @@ import type { Logger } from '../../../../shared/logger.ts';
 import type {
   ExperimentStatuses,
   ExperimentSubmitter,
+  ObjectiveAnalysis,
   ObservationStore,
   ReadModel,
 } from '../../common/ports.ts';
@@ -24,6 +25,8 @@ import { createStatusEndpoint, createSubmitEndpoint } from './submit-endpoint.ts
 export interface HttpApiDeps {
   readonly gateway: GrpcJsonGateway;
   readonly readModel: ReadModel;
+  /** Computes the front and importance the objective endpoints answer. */
+  readonly analysis: ObjectiveAnalysis;
   readonly store: Pick<ObservationStore, 'query' | 'curves'>;
   readonly hub: LiveHub;
   readonly logger: Logger;

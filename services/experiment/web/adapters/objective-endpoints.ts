@@ -3,20 +3,17 @@
 // range). GET /api/experiments/{name}/importance: each parameter's fANOVA importance per objective,
 // kept per experiment until its trials change. Both JSON, or CSV with ?format=csv or Accept: text/csv.
 import { notFound } from '../../../../shared/errors.ts';
-import type { ReadModel } from '../../common/ports.ts';
+import type { ObjectiveAnalysis, ReadModel } from '../../common/ports.ts';
 import { toCsv } from '../csv.ts';
-import { importanceRecords } from '../importance-answer.ts';
-import { createImportanceCache, type ImportanceCache } from '../importance-cache.ts';
-import { objectivesOf, paretoAnswer, referenceOf } from '../pareto-answer.ts';
+import { objectivesOf, referenceOf } from '../objective-queries.ts';
 import { csv, formatOf, json, params } from './http-replies.ts';
 import type { HttpHandler } from './read-endpoints.ts';
 
 export function createObjectiveEndpoints(deps: {
   readonly readModel: Pick<ReadModel, 'experiment' | 'trialObjectives'>;
-  readonly importance?: ImportanceCache;
+  readonly analysis: ObjectiveAnalysis;
 }): { pareto: HttpHandler; importance: HttpHandler } {
-  const { readModel } = deps;
-  const cache = deps.importance ?? createImportanceCache();
+  const { readModel, analysis } = deps;
   const experimentOf = async (name: string) => {
     const experiment = await readModel.experiment(name);
     if (!experiment) throw notFound(`experiment ${JSON.stringify(name)}: not found`);
@@ -30,7 +27,7 @@ export function createObjectiveEndpoints(deps: {
     const experiment = await experimentOf(name);
     const objectives = objectivesOf(experiment);
     const reference = referenceOf(query.get('reference'), objectives);
-    const answer = paretoAnswer(objectives, await readModel.trialObjectives(name, objectives), reference);
+    const answer = analysis.front(objectives, await readModel.trialObjectives(name, objectives), reference);
     if (format === 'json') return json(res, 200, { experiment, ...answer });
     const rows = answer.trials.map((t) => [t.name, t.rank, ...t.values]);
     csv(res, `${name}-pareto`, toCsv(['name', 'rank', ...objectives.map((o) => o.metricName)], rows));
@@ -42,7 +39,7 @@ export function createObjectiveEndpoints(deps: {
     const experiment = await experimentOf(name);
     const objectives = objectivesOf(experiment);
     const trials = await readModel.trialObjectives(name, objectives);
-    const answer = cache.answer(experiment, objectives, importanceRecords(experiment, objectives, trials));
+    const answer = analysis.importance(name, experiment.parameters, objectives, trials);
     if (format === 'json') return json(res, 200, { experiment, ...answer });
     const rows = answer.objectives.flatMap((o) =>
       (o.importances ?? []).map((p) => [o.metricName, p.parameter, p.importance]),

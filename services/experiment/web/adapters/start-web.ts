@@ -12,6 +12,7 @@ import type { RpcService } from '../../../../shared/rpc/contract.ts';
 import type {
   ExperimentStatuses,
   ExperimentSubmitter,
+  ObjectiveAnalysis,
   ObservationStore,
   ReadModel,
 } from '../../common/ports.ts';
@@ -28,6 +29,7 @@ export async function startWeb(deps: {
   bus: Bus;
   store: Pick<ObservationStore, 'query' | 'curves'>;
   readModel: ReadModel;
+  analysis: ObjectiveAnalysis;
   submissions: ExperimentSubmitter;
   statuses: ExperimentStatuses;
   services: readonly RpcService[];
@@ -56,6 +58,7 @@ export async function startWeb(deps: {
       logger,
     }),
     readModel: deps.readModel,
+    analysis: deps.analysis,
     store: deps.store,
     submissions: deps.submissions,
     statuses: deps.statuses,

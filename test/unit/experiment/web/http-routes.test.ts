@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExperimentView, ReadModel } from '../../../../services/experiment/common/ports.ts';
+import { createObjectiveAnalysis } from '../../../../services/experiment/suggestion/objective-views/analysis.ts';
 import { createHttpApiHandler } from '../../../../services/experiment/web/adapters/http-api.ts';
 import { type Endpoint, routeRequest } from '../../../../services/experiment/web/adapters/http-routes.ts';
 import type { LiveHub } from '../../../../services/experiment/web/adapters/live-hub.ts';
@@ -125,6 +126,7 @@ describe('the HTTP API route table', () => {
         },
       },
       readModel,
+      analysis: createObjectiveAnalysis(),
       store: {
         query: async (query) => {
           calls.push(`query ${query.trialName} ${query.metricName ?? ''}`);

@@ -1,11 +1,11 @@
 // The read model's trials as the multi-objective domain reads them (TrialRecords of
-// ../suggestion/katib-space.ts): a trial counts as the algorithms count it, when SUCCEEDED or
-// EARLYSTOPPED, and then only when it reported every objective.
-import type { ParameterSpec__Output } from '../../../proto/gen/api/v1/beta1/ParameterSpec.ts';
-import type { ObjectiveView, SearchParameterView, TrialObjectiveValues } from '../common/ports.ts';
-import { type Condition, type TrialRecord, toDimensions, toPoint } from '../suggestion/katib-space.ts';
-import type { NamedObjective } from '../suggestion/multi-objective/objectives.ts';
-import type { Dimension } from '../suggestion/space.ts';
+// ../katib-space.ts): a trial counts as the algorithms count it, when SUCCEEDED or EARLYSTOPPED, and
+// then only when it reported every objective.
+import type { ParameterSpec__Output } from '../../../../proto/gen/api/v1/beta1/ParameterSpec.ts';
+import type { ObjectiveView, SearchParameterView, TrialObjectiveValues } from '../../common/ports.ts';
+import { type Condition, type TrialRecord, toDimensions, toPoint } from '../katib-space.ts';
+import type { NamedObjective } from '../multi-objective/objectives.ts';
+import type { Dimension } from '../space.ts';
 
 const COUNTED: ReadonlySet<string> = new Set(['SUCCEEDED', 'EARLYSTOPPED']);
 const NO_ASSIGNMENTS: ReadonlyMap<string, string> = new Map();

@@ -4,19 +4,18 @@
 // the trials change.
 import { describe, expect, it } from 'vitest';
 import type {
-  ExperimentView,
   ObjectiveView,
   SearchParameterView,
   TrialObjectiveValues,
-} from '../../../../services/experiment/common/ports.ts';
-import { createRng } from '../../../../services/experiment/suggestion/rng.ts';
+} from '../../../../../services/experiment/common/ports.ts';
+import { createObjectiveAnalysis } from '../../../../../services/experiment/suggestion/objective-views/analysis.ts';
 import {
   boundedSample,
   IMPORTANCE_MAX_TRIALS,
-  importanceAnswer,
   importanceRecords,
-} from '../../../../services/experiment/web/importance-answer.ts';
-import { createImportanceCache } from '../../../../services/experiment/web/importance-cache.ts';
+  importanceView,
+} from '../../../../../services/experiment/suggestion/objective-views/importance.ts';
+import { createRng } from '../../../../../services/experiment/suggestion/rng.ts';
 
 const OBJECTIVES: ObjectiveView[] = [
   { metricName: 'accuracy', type: 'MAXIMIZE' },
@@ -36,16 +35,12 @@ const space = (
   distribution: '',
   ...more,
 });
-const EXPERIMENT = {
-  name: 'mo',
-  objectives: OBJECTIVES,
-  parameters: [
-    space('lr', 'DOUBLE', { min: '0.0001', max: '0.1', distribution: 'LOG_UNIFORM' }),
-    space('layers', 'INT', { min: '1', max: '8' }),
-    space('dropout', 'DOUBLE', { min: '0', max: '0.5' }),
-    space('optimizer', 'CATEGORICAL', { list: ['sgd', 'adam'] }),
-  ],
-} as unknown as ExperimentView;
+const PARAMETERS: SearchParameterView[] = [
+  space('lr', 'DOUBLE', { min: '0.0001', max: '0.1', distribution: 'LOG_UNIFORM' }),
+  space('layers', 'INT', { min: '1', max: '8' }),
+  space('dropout', 'DOUBLE', { min: '0', max: '0.5' }),
+  space('optimizer', 'CATEGORICAL', { list: ['sgd', 'adam'] }),
+];
 
 /** accuracy from lr alone (on its log scale), latency from layers alone; dropout and optimizer inert. */
 function trials(n: number, seed = 1): TrialObjectiveValues {
@@ -78,8 +73,8 @@ const ranking = (importances: readonly { parameter: string; importance: number }
 
 describe('importance on the read model', () => {
   it('ranks each objective’s own parameter first and the inert ones last', () => {
-    const records = importanceRecords(EXPERIMENT, OBJECTIVES, trials(300));
-    const answer = importanceAnswer(EXPERIMENT, OBJECTIVES, records);
+    const records = importanceRecords(PARAMETERS, OBJECTIVES, trials(300));
+    const answer = importanceView(PARAMETERS, OBJECTIVES, records);
     // The RUNNING tenth does not count.
     expect(answer).toMatchObject({ trials: 270, fittedOn: 270 });
     const [accuracy, latency] = answer.objectives;
@@ -94,23 +89,18 @@ describe('importance on the read model', () => {
   });
 
   it(`learns from at most ${IMPORTANCE_MAX_TRIALS} of 10,000 trials, and still ranks the inert parameters last`, () => {
-    const records = importanceRecords(EXPERIMENT, OBJECTIVES, trials(10_000, 2));
-    const answer = importanceAnswer(EXPERIMENT, OBJECTIVES, records);
+    const records = importanceRecords(PARAMETERS, OBJECTIVES, trials(10_000, 2));
+    const answer = importanceView(PARAMETERS, OBJECTIVES, records);
     expect(answer).toMatchObject({ trials: 9_000, fittedOn: IMPORTANCE_MAX_TRIALS });
     expect(ranking(answer.objectives[0]!.importances).slice(2).sort()).toEqual(['dropout', 'optimizer']);
     expect(ranking(answer.objectives[1]!.importances).slice(2).sort()).toEqual(['dropout', 'optimizer']);
   });
 
   it('has no importance below two trials or without a search space', () => {
-    const one = importanceAnswer(
-      EXPERIMENT,
-      OBJECTIVES,
-      importanceRecords(EXPERIMENT, OBJECTIVES, trials(1)),
-    );
+    const one = importanceView(PARAMETERS, OBJECTIVES, importanceRecords(PARAMETERS, OBJECTIVES, trials(1)));
     expect(one.objectives.map((o) => o.importances)).toEqual([null, null]);
-    const spaceless = { ...EXPERIMENT, parameters: [] };
-    expect(importanceRecords(spaceless, OBJECTIVES, trials(50))).toEqual([]);
-    expect(importanceAnswer(spaceless, OBJECTIVES, [])).toMatchObject({ trials: 0, fittedOn: 0 });
+    expect(importanceRecords([], OBJECTIVES, trials(50))).toEqual([]);
+    expect(importanceView([], OBJECTIVES, [])).toMatchObject({ trials: 0, fittedOn: 0 });
   });
 
   it('draws the bounded sample without replacement, in the trials’ order, the same each time', () => {
@@ -124,30 +114,36 @@ describe('importance on the read model', () => {
   });
 });
 
-describe('the importance cache', () => {
-  it('grows the forests again only when the trials changed; keeps a bounded number of experiments', () => {
+describe('the importance kept per experiment', () => {
+  it('grows the forests again only when the counted trials changed; keeps a bounded number of experiments', () => {
     let computed = 0;
-    const cache = createImportanceCache({
+    const analysis = createObjectiveAnalysis({
       maxExperiments: 2,
-      compute: (_experiment, _objectives, records) => {
+      compute: (_parameters, _objectives, records) => {
         computed++;
         return { trials: records.length, fittedOn: records.length, objectives: [] };
       },
     });
-    const records = importanceRecords(EXPERIMENT, OBJECTIVES, trials(40));
-    cache.answer(EXPERIMENT, OBJECTIVES, records);
-    cache.answer(EXPERIMENT, OBJECTIVES, importanceRecords(EXPERIMENT, OBJECTIVES, trials(40)));
+    const ask = (experiment: string, values: TrialObjectiveValues) =>
+      analysis.importance(experiment, PARAMETERS, OBJECTIVES, values);
+    ask('a', trials(40));
+    ask('a', trials(40));
     expect(computed).toBe(1);
-    // A value changed: computed again.
+    // A running trial's values change nothing it learns from.
+    const running = trials(40);
+    running.values[0]![9] = 0.123;
+    ask('a', running);
+    expect(computed).toBe(1);
+    // A counted trial's value changed: grown again.
     const changed = trials(40);
     changed.values[1]![0] = 999;
-    cache.answer(EXPERIMENT, OBJECTIVES, importanceRecords(EXPERIMENT, OBJECTIVES, changed));
+    ask('a', changed);
     expect(computed).toBe(2);
     // Two other experiments push the first out.
-    cache.answer({ ...EXPERIMENT, name: 'b' }, OBJECTIVES, records);
-    cache.answer({ ...EXPERIMENT, name: 'c' }, OBJECTIVES, records);
+    ask('b', changed);
+    ask('c', changed);
     expect(computed).toBe(4);
-    cache.answer(EXPERIMENT, OBJECTIVES, importanceRecords(EXPERIMENT, OBJECTIVES, changed));
+    ask('a', changed);
     expect(computed).toBe(5);
   });
 });

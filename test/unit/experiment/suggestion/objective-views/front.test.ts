@@ -1,16 +1,8 @@
 // The front of an experiment's trials as the read model gives them, on hand-made trials: which
 // trials count, their ranks, the front and its hypervolume, with a reference point given or not.
 import { describe, expect, it } from 'vitest';
-import type {
-  ExperimentView,
-  ObjectiveView,
-  TrialObjectiveValues,
-} from '../../../../services/experiment/common/ports.ts';
-import {
-  objectivesOf,
-  paretoAnswer,
-  referenceOf,
-} from '../../../../services/experiment/web/pareto-answer.ts';
+import type { ObjectiveView, TrialObjectiveValues } from '../../../../../services/experiment/common/ports.ts';
+import { paretoView } from '../../../../../services/experiment/suggestion/objective-views/front.ts';
 
 const ACCURACY: ObjectiveView = { metricName: 'accuracy', type: 'MAXIMIZE' };
 const LATENCY: ObjectiveView = { metricName: 'latency_ms', type: 'MINIMIZE' };
@@ -37,7 +29,7 @@ function values(objectives: readonly ObjectiveView[]): TrialObjectiveValues {
 
 describe('the Pareto front of an experiment', () => {
   it('ranks the SUCCEEDED and EARLYSTOPPED trials that report every objective', () => {
-    const answer = paretoAnswer([ACCURACY, LATENCY], values([ACCURACY, LATENCY]), [0.5, 100]);
+    const answer = paretoView([ACCURACY, LATENCY], values([ACCURACY, LATENCY]), [0.5, 100]);
     expect(answer.trials).toEqual([
       { name: 't1', rank: 0, values: [0.9, 50] },
       { name: 't2', rank: 0, values: [0.8, 20] },
@@ -53,7 +45,7 @@ describe('the Pareto front of an experiment', () => {
   });
 
   it('takes the worst values plus 10% of each range as the reference point by default', () => {
-    const answer = paretoAnswer([ACCURACY, LATENCY], values([ACCURACY, LATENCY]));
+    const answer = paretoView([ACCURACY, LATENCY], values([ACCURACY, LATENCY]));
     expect(answer.referenceFrom).toBe('default');
     // accuracy 0.6-0.95 (maximized: below the worst), latency 20-80.
     expect(answer.reference![0]).toBeCloseTo(0.6 - 0.035, 12);
@@ -61,7 +53,7 @@ describe('the Pareto front of an experiment', () => {
   });
 
   it('of one objective: the best trial is the front, the hypervolume the length to the reference', () => {
-    const answer = paretoAnswer([ACCURACY], values([ACCURACY]), [0.5]);
+    const answer = paretoView([ACCURACY], values([ACCURACY]), [0.5]);
     expect(answer.front).toEqual(['t4']);
     expect(answer.trials.map((t) => [t.name, t.rank])).toEqual([
       ['t1', 1],
@@ -76,33 +68,12 @@ describe('the Pareto front of an experiment', () => {
 
   it('with no trial counted: no front, and a reference only when one is given', () => {
     const none = { names: ['t5'], conditions: ['RUNNING'], assignments: [[]], values: [[1], [1]] };
-    expect(paretoAnswer([ACCURACY, LATENCY], none)).toMatchObject({
+    expect(paretoView([ACCURACY, LATENCY], none)).toMatchObject({
       trials: [],
       front: [],
       reference: null,
       hypervolume: 0,
     });
-    expect(paretoAnswer([ACCURACY, LATENCY], none, [0, 9]).reference).toEqual([0, 9]);
-  });
-});
-
-describe('?reference and the objectives', () => {
-  it('reads one number per objective; anything else is refused naming the parameter and the objectives', () => {
-    expect(referenceOf(undefined, [ACCURACY])).toBeUndefined();
-    expect(referenceOf('0.5, 1e2', [ACCURACY, LATENCY])).toEqual([0.5, 100]);
-    expect(() => referenceOf('0.5', [ACCURACY, LATENCY])).toThrow(
-      'query parameter reference: "0.5" is not 2 comma-separated numbers (accuracy, latency_ms)',
-    );
-    expect(() => referenceOf('0.5,x', [ACCURACY, LATENCY])).toThrow('is not 2 comma-separated numbers');
-    expect(() => referenceOf('', [ACCURACY])).toThrow(
-      'query parameter reference: "" is not 1 comma-separated number (accuracy)',
-    );
-  });
-
-  it('refuses an experiment whose objective has no direction yet (FAILED_PRECONDITION)', () => {
-    const experiment = { name: 'e', objectives: [] } as unknown as ExperimentView;
-    expect(() => objectivesOf(experiment)).toThrow(
-      'experiment "e": no objective with a direction (MAXIMIZE or MINIMIZE) known yet',
-    );
+    expect(paretoView([ACCURACY, LATENCY], none, [0, 9]).reference).toEqual([0, 9]);
   });
 });
