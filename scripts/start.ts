@@ -42,6 +42,8 @@ const SERVICES: ReadonlyArray<{
     name: 'experiment',
     entry: 'services/experiment/main.js',
     nodeOptions: EXPERIMENT_NODE_OPTIONS,
+    // One machine, one instance: it runs the experiments sent to it (`experiment run`, the page).
+    defaults: { TRIAL_CONTROLLER: 'true' },
     listeners: (env) => {
       const s = readExperimentSettings(env);
       return [

@@ -19,6 +19,7 @@ import { storeConfigOf } from './dbmanager/adapters/observation-store-config.ts'
 import { type Observations, openObservations, wireDbManager } from './dbmanager/wiring.ts';
 import { EARLY_STOPPING_JUDGE, startJudge, wireEarlyStopping } from './earlystopping/wiring.ts';
 import { readExperimentSettings } from './settings.ts';
+import { createObjectiveAnalysis } from './suggestion/objective-views/analysis.ts';
 import { SUGGESTION_FOLLOWER, wireSuggestion } from './suggestion/wiring.ts';
 import { followExperimentStatuses } from './trials/adapters/experiment-statuses.ts';
 import { createExperimentSubmissions } from './trials/adapters/experiment-submissions.ts';
@@ -223,6 +224,7 @@ try {
           topics,
           store: observations.store,
           readModel: observations.readModel,
+          analysis: createObjectiveAnalysis(),
           submissions: createExperimentSubmissions({
             bus,
             producer,

@@ -28,6 +28,15 @@ import { openTestBus, testKafkaClient } from './kafka.ts';
 const ROOT = join(import.meta.dirname, '..', '..');
 const MAX_OUTPUT_CHARS = 64 * 1024;
 
+async function threeFreePorts(): Promise<{ port: number; metricsPort: number; httpPort: number }> {
+  const port = await freePort();
+  let metricsPort = await freePort();
+  while (metricsPort === port) metricsPort = await freePort();
+  let httpPort = await freePort();
+  while (httpPort === port || httpPort === metricsPort) httpPort = await freePort();
+  return { port, metricsPort, httpPort };
+}
+
 /** A port nothing listens on right now (bound to 0 by a throwaway server, then released). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -69,14 +78,16 @@ export interface ExperimentServer {
 export async function startExperimentServer(
   settings: Record<string, string>,
   /** built: run the JavaScript `build()` wrote into this folder (what `npm start` runs) instead of the sources. */
-  options: { readyTimeoutMs?: number; replayHistory?: boolean; built?: string } = {},
+  options: {
+    readyTimeoutMs?: number;
+    replayHistory?: boolean;
+    built?: string;
+    /** Listen where an earlier server did (a restart its clients reconnect to); free ports otherwise. */
+    samePortsAs?: Pick<ExperimentServer, 'port' | 'metricsPort' | 'httpPort'>;
+  } = {},
 ): Promise<ExperimentServer> {
   const topicPrefix = settings.KAFKA_TOPIC_PREFIX ?? fileTopicPrefix();
-  const port = await freePort();
-  let metricsPort = await freePort();
-  while (metricsPort === port) metricsPort = await freePort();
-  let httpPort = await freePort();
-  while (httpPort === port || httpPort === metricsPort) httpPort = await freePort();
+  const { port, metricsPort, httpPort } = options.samePortsAs ?? (await threeFreePorts());
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     LOG_LEVEL: 'warn',

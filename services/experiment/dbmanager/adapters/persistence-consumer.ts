@@ -16,7 +16,7 @@ import type { ReadModelStore } from './read-model-store.ts';
 /** What the persistence consumer reads (the read model's topics only with a read model). */
 export type PersistenceTopics = Pick<
   ExperimentTopics,
-  'observations' | 'trialStatus' | 'suggestions' | 'earlyStoppingRules'
+  'observations' | 'trialStatus' | 'suggestions' | 'earlyStoppingRules' | 'experiments'
 >;
 
 /**
@@ -68,7 +68,9 @@ export async function startPersistenceConsumer(deps: {
     topics: [
       topics.observations.name,
       topics.trialStatus.name,
-      ...(readModel ? [topics.suggestions.name, topics.earlyStoppingRules.name] : []),
+      ...(readModel
+        ? [topics.suggestions.name, topics.earlyStoppingRules.name, topics.experiments.name]
+        : []),
     ],
     maxBatchEvents: 1_000,
     handleTogether: true,

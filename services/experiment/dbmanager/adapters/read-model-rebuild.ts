@@ -15,7 +15,7 @@ export async function rebuildReadModelIfEmpty(deps: {
   readModel: ReadModelStore;
   store: Pick<ObservationStore, 'apply'>;
   bus: Bus;
-  topics: Pick<ExperimentTopics, 'suggestions' | 'earlyStoppingRules' | 'trialStatus'>;
+  topics: Pick<ExperimentTopics, 'suggestions' | 'experiments' | 'earlyStoppingRules' | 'trialStatus'>;
   persistenceGroup: string;
   logger: Logger;
 }): Promise<void> {
@@ -25,9 +25,9 @@ export async function rebuildReadModelIfEmpty(deps: {
   const started = performance.now();
   // The topics the read model is made of (observations count through the observation store itself),
   // one after another, suggestions first: trials take their order from the requests.
-  const { suggestions, earlyStoppingRules, trialStatus } = deps.topics;
+  const { suggestions, experiments, earlyStoppingRules, trialStatus } = deps.topics;
   let events = 0;
-  for (const topic of [suggestions.name, earlyStoppingRules.name, trialStatus.name])
+  for (const topic of [suggestions.name, experiments.name, earlyStoppingRules.name, trialStatus.name])
     events += await rebuildFrom(bus, topic, deps.persistenceGroup, stores);
   if (events > 0)
     logger.info(

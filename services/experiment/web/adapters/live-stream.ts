@@ -14,7 +14,10 @@ import type { LiveHub } from './live-hub.ts';
  */
 export function startLiveStream(options: {
   bus: Bus;
-  topics: Pick<ExperimentTopics, 'observations' | 'trialStatus' | 'earlyStoppingRules' | 'suggestions'>;
+  topics: Pick<
+    ExperimentTopics,
+    'observations' | 'trialStatus' | 'earlyStoppingRules' | 'suggestions' | 'experiments'
+  >;
   hub: LiveHub;
   logger: Logger;
 }): {
@@ -22,8 +25,8 @@ export function startLiveStream(options: {
   readonly started: Promise<void>;
   stop(): Promise<void>;
 } {
-  const { observations, trialStatus, earlyStoppingRules, suggestions } = options.topics;
-  const topics = [observations, trialStatus, earlyStoppingRules, suggestions];
+  const { observations, trialStatus, earlyStoppingRules, suggestions, experiments } = options.topics;
+  const topics = [observations, trialStatus, earlyStoppingRules, suggestions, experiments];
   const stopping = new AbortController();
   const readers = new Set<TopicReader>();
   const starts: Promise<void>[] = [];

@@ -13,6 +13,7 @@ import type { ExperimentTopics } from '../../common/bus-names.ts';
 import type {
   ExperimentStatuses,
   ExperimentSubmitter,
+  ObjectiveAnalysis,
   ObservationStore,
   ReadModel,
 } from '../../common/ports.ts';
@@ -30,6 +31,7 @@ export async function startWeb(deps: {
   topics: ExperimentTopics;
   store: Pick<ObservationStore, 'query' | 'curves'>;
   readModel: ReadModel;
+  analysis: ObjectiveAnalysis;
   submissions: ExperimentSubmitter;
   statuses: ExperimentStatuses;
   services: readonly RpcService[];
@@ -58,6 +60,7 @@ export async function startWeb(deps: {
       logger,
     }),
     readModel: deps.readModel,
+    analysis: deps.analysis,
     store: deps.store,
     submissions: deps.submissions,
     statuses: deps.statuses,
