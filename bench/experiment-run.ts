@@ -58,7 +58,14 @@ interface Side {
   readonly usage: Usage;
   readonly kafka?: Usage;
   /** Per trial, in start order (ms since the epoch). */
-  readonly trials: { assigned?: number; start: number; t0?: number; firstMetric?: number; end: number }[];
+  readonly trials: {
+    assigned?: number;
+    start: number;
+    t0?: number;
+    firstMetric?: number;
+    end: number;
+    succeeded?: number;
+  }[];
 }
 
 /** The bench profile's Kafka broker (a JVM: its whole tree), when infra.sh started it. */
@@ -185,6 +192,7 @@ async function oursSide(yaml: string, name: string): Promise<Side & { run: CliRu
     ...(kafka ? { kafka } : {}),
     trials: times.map((t) => ({
       ...(t.assignedAt === undefined ? {} : { assigned: t.assignedAt }),
+      ...(t.succeededAt === undefined ? {} : { succeeded: t.succeededAt }),
       start: t.startedAt,
       end: t.exitedAt,
       ...(t.t0 === undefined ? {} : { t0: t.t0 }),
@@ -193,7 +201,7 @@ async function oursSide(yaml: string, name: string): Promise<Side & { run: CliRu
   };
 }
 
-/** The per-trial series of the overhead run, in ms; `handOut` only where TrialAssigned was read. */
+/** The per-trial series of the overhead run, in ms (ours' hops only where their events were read). */
 function overheads(side: Side) {
   const byT0 = side.trials.filter((t) => t.t0 !== undefined).sort((a, b) => a.t0! - b.t0!);
   const next = byT0.slice(1).map((t, i) => ({ t, previous: byT0[i]! }));
@@ -202,9 +210,14 @@ function overheads(side: Side) {
     latency: byT0.filter((t) => t.firstMetric !== undefined).map((t) => t.firstMetric! - t.t0!),
     gap: next.map(({ t, previous }) => t.t0! - previous.end),
     toSpawn: next.map(({ t, previous }) => t.start - previous.end),
+    // Where ours spends it: the controller's verdict, the next trial handed out, the runner taking it.
+    verdict: next
+      .filter(({ previous: p }) => p.succeeded !== undefined)
+      .map(({ previous: p }) => p.succeeded! - p.end),
     handOut: next
-      .filter(({ t }) => t.assigned !== undefined)
-      .map(({ t, previous }) => t.assigned! - previous.end),
+      .filter(({ t, previous: p }) => t.assigned !== undefined && p.succeeded !== undefined)
+      .map(({ t, previous: p }) => t.assigned! - p.succeeded!),
+    pickUp: next.filter(({ t }) => t.assigned !== undefined).map(({ t }) => t.start - t.assigned!),
     nodeStart: byT0.map((t) => t.t0! - t.start),
     cycle: next.map(({ t, previous }) => t.t0! - previous.t0!),
   };
@@ -241,10 +254,11 @@ function report(oursOverhead: Side, optunaOverhead: Side, oursExample: Side, opt
   const p = overheads(optunaOverhead);
   const ms = (v: readonly number[]) => `${percentile(v, 50).toFixed(0)} / ${percentile(v, 90).toFixed(0)}`;
   const ratio = (a: number, b: number) => `${(a / b).toFixed(1)}×`;
+  // A part ("of which") gets no ratio: a few ms against 1 says nothing a reader needs.
   const row = (label: string, a: readonly number[], b: readonly number[]) =>
-    b.length === 0
-      ? `| ${label} | ${ms(a)} | — | |`
-      : `| ${label} | ${ms(a)} | ${ms(b)} | ${ratio(percentile(a, 50), percentile(b, 50))} |`;
+    `| ${label} | ${ms(a)} | ${b.length === 0 ? '—' : ms(b)} | ${
+      label.includes('of which') ? '' : ratio(percentile(a, 50), percentile(b, 50))
+    } |`;
   const usageRows = (a: Side, b: Side, perTrial: number) => [
     `| command's wall time (s) | ${(a.wallMs / 1000).toFixed(1)} | ${(b.wallMs / 1000).toFixed(1)} | ${ratio(a.wallMs, b.wallMs)} |`,
     `| CPU s, without the trials (per trial, ms) | ${a.usage.cpuSeconds.toFixed(2)} (${((a.usage.cpuSeconds * 1000) / perTrial).toFixed(0)}) | ${b.usage.cpuSeconds.toFixed(2)} (${((b.usage.cpuSeconds * 1000) / perTrial).toFixed(0)}) | ${ratio(a.usage.cpuSeconds, b.usage.cpuSeconds)} |`,
@@ -260,7 +274,9 @@ function report(oursOverhead: Side, optunaOverhead: Side, oursExample: Side, opt
     row("script's start (t0) → first metric stored", o.latency, p.latency),
     row("process's end → next script's start", o.gap, p.gap),
     row('  of which: end → next process spawned', o.toSpawn, p.toSpawn),
-    row('    of which: end → next trial handed out (TrialAssigned)', o.handOut, []),
+    row('    of which: end → its trial SUCCEEDED (TrialStatusChanged)', o.verdict, []),
+    row('    of which: SUCCEEDED → next trial handed out (TrialAssigned)', o.handOut, []),
+    row('    of which: handed out → spawned (the runner)', o.pickUp, []),
     row("  of which: spawned → script's start (node starting it)", o.nodeStart, p.nodeStart),
     row("script's start → next script's start", o.cycle, p.cycle),
     ...usageRows(oursOverhead, optunaOverhead, trials),

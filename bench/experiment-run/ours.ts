@@ -98,6 +98,8 @@ export interface TrialTimes {
   readonly firstStoredAt?: number;
   /** TrialRunChanged EXITED: the runner saw the process end and every report acknowledged. */
   readonly exitedAt: number;
+  /** The Kafka timestamp of its TrialStatusChanged SUCCEEDED (the controller's verdict). */
+  readonly succeededAt?: number;
 }
 
 /** Every trial of the experiment, in start order, read from the topics' beginnings to their ends. */
@@ -106,9 +108,17 @@ export async function trialTimes(bus: Bus, experiment: string): Promise<TrialTim
   const runs = await readAllEvents(bus, TOPICS.trialRuns.name, ours);
   const observations = await readAllEvents(bus, TOPICS.observations.name, ours);
   const assignments = await readAllEvents(bus, TOPICS.trialAssignments.name, ours);
+  const statuses = await readAllEvents(bus, TOPICS.trialStatus.name, ours);
   const byTrial = new Map<
     string,
-    { assignedAt?: number; startedAt?: number; exitedAt?: number; t0?: number; stored?: number }
+    {
+      assignedAt?: number;
+      startedAt?: number;
+      exitedAt?: number;
+      succeededAt?: number;
+      t0?: number;
+      stored?: number;
+    }
   >();
   const entry = (trial: string) => byTrial.get(trial) ?? byTrial.set(trial, {}).get(trial)!;
   for (const e of runs) {
@@ -120,6 +130,9 @@ export async function trialTimes(bus: Bus, experiment: string): Promise<TrialTim
   for (const e of assignments)
     if (e.eventType === 'TrialAssigned' && e.payload.attempt === 1)
       entry(e.payload.trial_name).assignedAt = e.timestamp;
+  for (const e of statuses)
+    if (e.eventType === 'TrialStatusChanged' && e.payload.condition === 'SUCCEEDED')
+      entry(e.payload.trial_name).succeededAt ??= e.timestamp;
   for (const e of observations) {
     if (e.eventType !== 'ObservationLogReported') continue;
     const trial = entry(e.payload.trial_name);
@@ -134,6 +147,7 @@ export async function trialTimes(bus: Bus, experiment: string): Promise<TrialTim
       startedAt: t.startedAt!,
       exitedAt: t.exitedAt!,
       ...(t.assignedAt === undefined ? {} : { assignedAt: t.assignedAt }),
+      ...(t.succeededAt === undefined ? {} : { succeededAt: t.succeededAt }),
       ...(t.t0 === undefined ? {} : { t0: t.t0 }),
       ...(t.stored === undefined ? {} : { firstStoredAt: t.stored }),
     }))
