@@ -223,6 +223,22 @@ function overheads(side: Side) {
   };
 }
 
+/** The most trial processes that ran at one time (from their start and end times). */
+function mostAtOnce(side: Side): number {
+  const edges = side.trials.flatMap((t) => [
+    [t.start, 1],
+    [t.end, -1],
+  ]);
+  edges.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
+  let running = 0;
+  let most = 0;
+  for (const [, step] of edges) {
+    running += step!;
+    most = Math.max(most, running);
+  }
+  return most;
+}
+
 const spanMs = (side: Side) =>
   Math.max(...side.trials.map((t) => t.end)) - Math.min(...side.trials.map((t) => t.start));
 
@@ -286,6 +302,7 @@ function report(oursOverhead: Side, optunaOverhead: Side, oursExample: Side, opt
     `| | ours (1 runner, ${parallel} slots) | Optuna ${optunaVersion} (n_jobs=${parallel}) | ours / Optuna |`,
     '|---|---:|---:|---:|',
     `| first trial's start → last trial's end (s) | ${(spanMs(oursExample) / 1000).toFixed(1)} | ${(spanMs(optunaExample) / 1000).toFixed(1)} | ${ratio(spanMs(oursExample), spanMs(optunaExample))} |`,
+    `| most trials running at once | ${mostAtOnce(oursExample)} | ${mostAtOnce(optunaExample)} | |`,
     ...usageRows(oursExample, optunaExample, exampleTrials),
     '',
     `load average (1/5/15 min) at the start ${loadAtStart.map((l) => l.toFixed(1)).join('/')}, at the end ${loadavg()
