@@ -1,5 +1,6 @@
-// Optuna 5.0 for the pruner benchmark, in a virtual environment of its own under the gitignored
-// .bench-tools/ (created and filled from PyPI on first use, reused after), never system-wide.
+// Optuna 5.0 for the benchmarks that run it side by side (bench:pruners, bench:experiment-run), in a
+// virtual environment of its own under the gitignored .bench-tools/ (created and filled from PyPI on
+// first use, reused after), never system-wide.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
@@ -11,7 +12,9 @@ import type { Run } from './ours.ts';
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
 const VENV = join(ROOT, '.bench-tools', 'optuna-venv');
-const PYTHON = join(VENV, 'bin', 'python');
+/** The environment's interpreter, for a bench's own Python side (after `ensureOptuna`). */
+export const OPTUNA_PYTHON = join(VENV, 'bin', 'python');
+const PYTHON = OPTUNA_PYTHON;
 /** Optuna 5.0 and the SciPy its WilcoxonPruner calls. */
 const REQUIREMENTS = ['optuna==5.0.*', 'scipy==1.17.*'];
 const CHECK = "import optuna, scipy, sys; sys.exit(0 if optuna.__version__.startswith('5.0.') else 1)";
@@ -36,7 +39,7 @@ export async function ensureOptuna(log: (line: string) => void): Promise<void> {
     () => false,
   );
   if (ready) return;
-  log(`bench:pruners: installing ${REQUIREMENTS.join(' ')} into ${VENV} (once)`);
+  log(`installing ${REQUIREMENTS.join(' ')} into ${VENV} (once)`);
   await mkdir(join(ROOT, '.bench-tools'), { recursive: true });
   try {
     if (!existsSync(PYTHON)) await run('python3', ['-m', 'venv', VENV]);
@@ -46,7 +49,7 @@ export async function ensureOptuna(log: (line: string) => void): Promise<void> {
     await run(PYTHON, ['-c', CHECK]);
   } catch (error) {
     throw new Error(
-      `bench:pruners: cannot set up Optuna 5.0 in ${VENV} (needs python3 with its venv module, e.g. Debian's python3-venv, and PyPI): ${(error as Error).message}`,
+      `cannot set up Optuna 5.0 in ${VENV} (needs python3 with its venv module, e.g. Debian's python3-venv, and PyPI): ${(error as Error).message}`,
     );
   }
 }
