@@ -89,8 +89,10 @@ export function createControllerCore(deps: ControllerCoreDeps): ControllerCore {
     fold(world, { eventType: event.eventType, payload: event.payload } as WorldEvent, clock.now());
   };
 
-  // Calls finish at any time; their answers are applied by the next pump, in order.
-  const answered: (() => Decision[])[] = [];
+  // Calls finish at any time; their answers are applied by the next pump, in order, and make their
+  // experiment due (what it decides next waits for no once-a-second sweep).
+  const answered: { readonly experiment: string; readonly apply: () => Decision[] }[] = [];
+  const answer = (experiment: string, apply: () => Decision[]) => answered.push({ experiment, apply });
   const inFlight = new Set<Promise<unknown>>();
   const track = <T>(promise: Promise<T>): Promise<T> => {
     inFlight.add(promise);
@@ -113,7 +115,7 @@ export function createControllerCore(deps: ControllerCoreDeps): ControllerCore {
         if (!request) return;
         calls.getSuggestions(request).then(
           (reply) =>
-            answered.push(() => {
+            answer(experiment, () => {
               const { trials, algorithmSettings } = suggestedTrials(reply);
               return suggestionsAnswered(world, asks, experiment, {
                 trials,
@@ -124,7 +126,7 @@ export function createControllerCore(deps: ControllerCoreDeps): ControllerCore {
               });
             }),
           (error: unknown) =>
-            answered.push(() => {
+            answer(experiment, () => {
               const failure = failed(error);
               logger.info(
                 { experiment, code: failure.code, err: failure },
@@ -141,15 +143,16 @@ export function createControllerCore(deps: ControllerCoreDeps): ControllerCore {
       }
       case 'observe': {
         const { trial } = decision;
+        const experimentOfTrial = world.trials.get(trial)?.experiment ?? '';
         calls.getObservationLog({ trial_name: trial }).then(
           (reply) =>
-            answered.push(() => {
+            answer(experimentOfTrial, () => {
               world.observations.set(trial, observationOf(reply));
               asks.observing.delete(trial);
               return [];
             }),
           (error: unknown) =>
-            answered.push(() => {
+            answer(experimentOfTrial, () => {
               // Asked again on a later round.
               logger.warn({ trial, err: failed(error) }, 'GetObservationLog failed');
               asks.observing.delete(trial);
@@ -164,12 +167,12 @@ export function createControllerCore(deps: ControllerCoreDeps): ControllerCore {
         if (!request) return;
         calls.getEarlyStoppingRules(request).then(
           () =>
-            answered.push(() => {
+            answer(experiment, () => {
               asks.askingRules.delete(experiment);
               return [];
             }),
           (error: unknown) =>
-            answered.push(() => {
+            answer(experiment, () => {
               logger.warn({ experiment, err: failed(error) }, 'GetEarlyStoppingRules failed');
               asks.askingRules.delete(experiment);
               asks.rulesDue.add(experiment);
@@ -207,7 +210,10 @@ export function createControllerCore(deps: ControllerCoreDeps): ControllerCore {
 
   /** One pass: the calls' answers, then every experiment due (or not finished, on a tick). */
   const pump = async (everything: boolean) => {
-    for (const answer of answered.splice(0)) await carryOut(answer());
+    for (const { experiment, apply } of answered.splice(0)) {
+      await carryOut(apply());
+      if (experiment !== '') due.add(experiment);
+    }
     const names = everything
       ? [...world.experiments.values()]
           .filter((e) => !experimentFinished(e.condition ?? 'Created') || e.generation > e.statusGeneration)

@@ -70,13 +70,16 @@ function setUp() {
     leaseMs: LEASE_MS,
     policy: POLICY,
   });
-  /** Rounds, letting the calls answer in between, until nothing more is published. */
-  const settle = async () => {
+  /**
+   * Rounds, letting the calls answer in between, until nothing more is published; `sweep` false:
+   * only the experiments due (as the ticks between the once-a-second sweeps do).
+   */
+  const settle = async (sweep = true) => {
     for (let i = 0; i < 30; i++) {
       const before = published.length;
-      await core.pump(true);
+      await core.pump(sweep);
       await core.callsAnswered();
-      await core.pump(true);
+      await core.pump(sweep);
       if (published.length === before) return;
     }
     throw new Error('the core never settled');
@@ -164,6 +167,22 @@ describe("the trial controller's core", () => {
     await t.settle();
     expect(t.published.slice(count)).toEqual([]);
     expect(t.core.world.experiments.get('exp')?.condition).toBe('Succeeded');
+  });
+
+  it('goes on from each answer at once: trials assigned and replaced without a sweep', async () => {
+    const t = setUp();
+    t.submit(experimentYaml({ parallel: 1, max: 2 }));
+    await t.settle(false);
+    const first = t.of('TrialAssigned').map((a) => a.payload.trial_name as string);
+    expect(first).toHaveLength(1);
+    t.run(first[0]!, 1, 'STARTED');
+    await t.settle(false);
+    t.logs.set(first[0]!, '0.3');
+    t.run(first[0]!, 1, 'EXITED');
+    await t.settle(false);
+    const assigned = t.of('TrialAssigned').map((a) => a.payload.trial_name as string);
+    expect(assigned).toHaveLength(2);
+    expect(assigned[1]).not.toBe(first[0]);
   });
 
   it('fails a trial with its exit code and stderr, and the experiment at maxFailedTrialCount', async () => {
