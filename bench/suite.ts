@@ -3,11 +3,11 @@
 // both sides. Each run is cached under .bench-tools/suite-cache/, so a rerun resumes.
 // The Optuna side's venv is made on first use (bench/suite/python-side.ts); runs already cached
 // need no Python. Flags: --functions 1,2,… (add m for the mixed variant: 1m,10m,15m) --dims 2,5,10
-// --budgets 50,200 --seeds N --samplers a,b --cache DIR --rerun a,b --svg FILE (the ECDF picture;
+// --budgets 50,200 --seeds N --samplers a,b --cache DIR --rerun a,b --workers N --svg FILE (the ECDF picture;
 // docs/performance-ecdf.svg for the note) --quick (f1,f8,f15,f21 in 2-D, budget 50, 3 seeds, random and tpe).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -32,6 +32,8 @@ const { values: flags } = parseArgs({
     cache: { type: 'string', default: '.bench-tools/suite-cache' },
     // Samplers whose own runs are redone though cached (after a change to them; Optuna's stay).
     rerun: { type: 'string', default: '' },
+    // Python processes for Optuna's side; ours runs beside them in this process.
+    workers: { type: 'string', default: '1' },
     svg: { type: 'string' },
   },
 });
@@ -119,29 +121,38 @@ for (const job of jobs.filter((j) => rerun.includes(j.sampler) || !existsSync(ou
 }
 await theirs;
 
+/** Optuna's runs, dealt round-robin to `--workers` Python processes (each with its evaluator). */
 async function optunaSide(list: readonly Job[]): Promise<void> {
   const { python } = await pythonReady();
   mkdirSync(CACHE, { recursive: true });
-  const listFile = join(CACHE, 'optuna-jobs.json');
-  writeFileSync(
-    listFile,
-    JSON.stringify(
-      list.map((j) => ({
-        sampler: REFERENCE[j.sampler],
-        problem: j.problem,
-        parameters: problemByName(j.problem).parameters,
-        budget: j.budget,
-        seed: j.seed,
-        out: theirsPath(j),
-      })),
-    ),
+  const workers = Math.max(1, Math.min(Number(flags.workers), list.length));
+  await Promise.all(
+    Array.from({ length: workers }, async (_, w) => {
+      // Named by pid: two benches may share the cache (each run writes only its own file).
+      const listFile = join(CACHE, `optuna-jobs-${process.pid}-${w}.json`);
+      const mine = list.filter((_, i) => i % workers === w);
+      writeFileSync(
+        listFile,
+        JSON.stringify(
+          mine.map((j) => ({
+            sampler: REFERENCE[j.sampler],
+            problem: j.problem,
+            parameters: problemByName(j.problem).parameters,
+            budget: j.budget,
+            seed: j.seed,
+            out: theirsPath(j),
+          })),
+        ),
+      );
+      const child = spawn(python, ['bench/suite/optuna5-suite.py', listFile], {
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
+      const [code] = (await once(child, 'exit')) as [number | null];
+      rmSync(listFile, { force: true });
+      if (code !== 0)
+        throw new Error(`bench:suite: the Optuna side (bench/suite/optuna5-suite.py) exited with ${code}`);
+    }),
   );
-  const child = spawn(python, ['bench/suite/optuna5-suite.py', listFile], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const [code] = (await once(child, 'exit')) as [number | null];
-  if (code !== 0)
-    throw new Error(`bench:suite: the Optuna side (bench/suite/optuna5-suite.py) exited with ${code}`);
 }
 
 const trajectory = (path: string) =>

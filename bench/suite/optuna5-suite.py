@@ -33,6 +33,10 @@ def sampler(name, seed):
     if name == "cmaes":
         return optuna.samplers.CmaEsSampler(seed=seed)
     if name == "gp":
+        import torch
+
+        # One thread per process: the bench runs several of these on a shared machine.
+        torch.set_num_threads(1)
         return optuna.samplers.GPSampler(seed=seed)
     return optuna.samplers.RandomSampler(seed=seed)
 

@@ -87,6 +87,7 @@ describe('bench:suite on its CI subset', () => {
       expect(row[3]).toBe(`${ahead} %`);
       const geo = Math.exp(mine.reduce((s, r) => s + Math.log(r), 0) / mine.length);
       expect(Number(row[4]) / geo).toBeCloseTo(1, 2);
+      expect(row[6]).toBe(String(mine.filter((r) => r > 1.5).length));
     }
 
     const svg = readFileSync(join(first.dir, 'ecdf.svg'), 'utf8');
