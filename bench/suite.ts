@@ -4,7 +4,7 @@
 // The Optuna side's venv is made on first use (bench/suite/python-side.ts); runs already cached
 // need no Python. Flags: --functions 1,2,… (add m for the mixed variant: 1m,10m,15m) --dims 2,5,10
 // --budgets 50,200 --seeds N --samplers a,b --cache DIR --rerun a,b --workers N --svg FILE (the ECDF picture;
-// docs/performance-ecdf.svg for the note) --quick (f1,f8,f15,f21 in 2-D, budget 50, 3 seeds, random and tpe).
+// docs/bbob-ecdf.svg for the note) --quick (f1,f8,f15,f21 in 2-D, budget 50, 3 seeds, random and tpe).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -166,7 +166,6 @@ const runs: Run[] = jobs.map((j) => ({
   theirs: finalRegret(theirsPath(j)),
 }));
 const lines = reportLines(summarize(runs), REFERENCE);
-process.stdout.write(`${lines.join('\n')}\n`);
 const ran = `${jobs.length} runs per side (${missing.length} of Optuna's not cached) in ${((performance.now() - started) / 1000).toFixed(0)} s, load average ${loadavg()[0]!.toFixed(1)} at the end`;
 const gpNote = gpMissing ? [`bayesianoptimization meets TPESampler(multivariate=True): ${gpMissing}.`] : [];
 process.stdout.write(`${[...lines, '', ...gpNote, ran].join('\n')}\n`);

@@ -71,7 +71,8 @@ describe('bench:suite on its CI subset', () => {
       .map((line) => line.split(' | '));
     expect(cellRows).toHaveLength(SAMPLERS.length * 3);
     const ratios = new Map<string, number[]>();
-    for (const [head, cell, , , ratio] of cellRows) {
+    const lows = new Map<string, number[]>();
+    for (const [head, cell, , , ratio, interval] of cellRows) {
       const sampler = head!.slice(2);
       const floor = (v: number) => Math.max(v, REGRET_FLOOR);
       const expected =
@@ -79,6 +80,7 @@ describe('bench:suite on its CI subset', () => {
         floor(median(finals(first.dir, 'optuna5', sampler, cell!)));
       expect(Number(ratio) / expected).toBeCloseTo(1, 2);
       ratios.set(sampler, [...(ratios.get(sampler) ?? []), expected]);
+      lows.set(sampler, [...(lows.get(sampler) ?? []), Number(interval!.split('–')[0])]);
     }
     for (const sampler of SAMPLERS) {
       const row = report.find((line) => line.startsWith(`| ${sampler} | ${sampler} | 3 |`))!.split(' | ');
@@ -88,6 +90,7 @@ describe('bench:suite on its CI subset', () => {
       const geo = Math.exp(mine.reduce((s, r) => s + Math.log(r), 0) / mine.length);
       expect(Number(row[4]) / geo).toBeCloseTo(1, 2);
       expect(row[6]).toBe(String(mine.filter((r) => r > 1.5).length));
+      expect(row[7]).toBe(String(lows.get(sampler)!.filter((low) => low > 1).length));
     }
 
     const svg = readFileSync(join(first.dir, 'ecdf.svg'), 'utf8');
