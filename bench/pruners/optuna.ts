@@ -2,18 +2,17 @@
 // virtual environment of its own under the gitignored .bench-tools/ (created and filled from PyPI on
 // first use, reused after), never system-wide.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { ensureVenv, venvPython } from '../python-venv.ts';
 import type { Run } from './ours.ts';
 
 const run = promisify(execFile);
-const ROOT = join(import.meta.dirname, '..', '..');
-const VENV = join(ROOT, '.bench-tools', 'optuna-venv');
 /** The environment's interpreter, for a bench's own Python side (after `ensureOptuna`). */
-export const OPTUNA_PYTHON = join(VENV, 'bin', 'python');
+export const OPTUNA_PYTHON = venvPython('optuna-venv');
 const PYTHON = OPTUNA_PYTHON;
 /** Optuna 5.0 and the SciPy its WilcoxonPruner calls. */
 const REQUIREMENTS = ['optuna==5.0.*', 'scipy==1.17.*'];
@@ -34,24 +33,10 @@ export interface OptunaSeed {
 
 /** Creates the environment and installs Optuna into it when it is not there yet. */
 export async function ensureOptuna(log: (line: string) => void): Promise<void> {
-  const ready = await run(PYTHON, ['-c', CHECK]).then(
-    () => true,
-    () => false,
+  await ensureVenv(
+    { bench: 'bench:pruners', name: 'optuna-venv', requirements: REQUIREMENTS, check: CHECK },
+    log,
   );
-  if (ready) return;
-  log(`installing ${REQUIREMENTS.join(' ')} into ${VENV} (once)`);
-  await mkdir(join(ROOT, '.bench-tools'), { recursive: true });
-  try {
-    if (!existsSync(PYTHON)) await run('python3', ['-m', 'venv', VENV]);
-    await run(PYTHON, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', ...REQUIREMENTS], {
-      timeout: 600_000,
-    });
-    await run(PYTHON, ['-c', CHECK]);
-  } catch (error) {
-    throw new Error(
-      `cannot set up Optuna 5.0 in ${VENV} (needs python3 with its venv module, e.g. Debian's python3-venv, and PyPI): ${(error as Error).message}`,
-    );
-  }
 }
 
 /**
