@@ -81,8 +81,9 @@ try {
       [
         ...(usesObservations ? [topics.observations, topics.trialStatus, topics.earlyStoppingRules] : []),
         topics.suggestions,
-        // Submissions (POST /api/experiments) are written whether or not a trial controller runs yet.
-        ...(settings.http ? [topics.experiments] : []),
+        // Submissions (POST /api/experiments) are written whether or not a trial controller runs yet,
+        // and the persistence consumer's read model follows the controller's trials there.
+        ...(settings.http || usesObservations ? [topics.experiments] : []),
       ].flatMap((topic) => [topic, dlqOf(topic)]),
     );
     // Read, never consumed by a group: no dead-letter topic.
