@@ -5,9 +5,10 @@ import type { NasConfig__Output } from '../../../proto/gen/api/v1/beta1/NasConfi
 import type { ParameterAssignment } from '../../../proto/gen/api/v1/beta1/ParameterAssignment.ts';
 import { internal } from '../../../shared/errors.ts';
 import { type Objective, type Trials, toAssignments } from './katib-space.ts';
+import { resolveObjectives, scoreTrials } from './multi-objective/objectives.ts';
 import { createRng } from './rng.ts';
 import type { Setting } from './settings/read.ts';
-import type { Dimension, Sampler } from './space.ts';
+import type { Dimension, Observation, Sampler } from './space.ts';
 import { pointKey } from './space.ts';
 
 export interface ExperimentView {
@@ -74,23 +75,48 @@ export interface Algorithm<Config> {
 /**
  * An algorithm that only draws points: the Sampler sees numbers and a loss to minimise. Its options
  * are its defaults, each replaced by the setting of the same name when the experiment gives it.
+ * With `objectives` the algorithm takes the `objectives` setting (checked against the experiment
+ * as nsga2 checks it): `'checked'` only checks it (the sampler needs no loss, as random), a Sampler
+ * is used instead of `sampler` when there are several objectives, and reads each completed trial's
+ * losses (the trials reporting every objective). One objective, or none given: `sampler` alone.
  */
 export function fromSampler<
   Options extends object,
-  Config extends { readonly randomState?: number } & { readonly [K in keyof Options]?: Options[K] },
+  Config extends { readonly randomState?: number; readonly objectives?: string } & {
+    readonly [K in keyof Options]?: Options[K];
+  },
 >(definition: {
   readSettings(settings: ReadonlyMap<string, string>): Config;
   checkExperiment?(experiment: ExperimentView, config: Config): void;
   sampler: Sampler<Options>;
   defaults: Options;
+  objectives?: 'checked' | Sampler<Options>;
 }): Algorithm<Config> {
+  const objectivesOf = (experiment: ExperimentView, config: Config) =>
+    definition.objectives === undefined || config.objectives === undefined
+      ? []
+      : resolveObjectives(config.objectives, experiment.objective);
+  const checkExperiment = (experiment: ExperimentView, config: Config) => {
+    objectivesOf(experiment, config);
+    definition.checkExperiment?.(experiment, config);
+  };
   return {
     readSettings: definition.readSettings,
-    ...(definition.checkExperiment ? { checkExperiment: definition.checkExperiment } : {}),
+    ...(definition.checkExperiment || definition.objectives ? { checkExperiment } : {}),
     suggest({ experiment, config, trials, count, seeds }) {
-      const points = definition.sampler({
+      const objectives = objectivesOf(experiment, config);
+      const several = objectives.length > 1 && typeof definition.objectives === 'function';
+      const history: readonly Observation[] = several
+        ? scoreTrials(trials.records, objectives).map((t) => ({
+            point: t.point,
+            loss: t.losses[0]!,
+            losses: t.losses,
+          }))
+        : trials.history;
+      const sampler = several ? (definition.objectives as Sampler<Options>) : definition.sampler;
+      const points = sampler({
         dimensions: experiment.dimensions,
-        history: trials.history,
+        history,
         pending: trials.pending,
         count,
         rng: createRng(seeds.call),

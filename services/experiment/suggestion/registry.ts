@@ -13,6 +13,7 @@ import {
   DEFAULT_BAYESIAN_OPTIMIZATION_OPTIONS,
 } from './models/bayesian-optimization.ts';
 import { cmaes, DEFAULT_CMAES_OPTIONS } from './models/cmaes.ts';
+import { multiObjectiveTpe } from './models/multi-objective-tpe.ts';
 import { DEFAULT_MULTIVARIATE_TPE_OPTIONS, multivariateTpe } from './models/multivariate-tpe.ts';
 import { DEFAULT_TPE_OPTIONS, tpe } from './models/tpe.ts';
 import { darts } from './nas/darts.ts';
@@ -30,8 +31,24 @@ import {
 export type AnyAlgorithm = Algorithm<any>;
 
 export const ALGORITHMS: ReadonlyMap<string, AnyAlgorithm> = new Map<string, AnyAlgorithm>([
-  ['random', fromSampler({ readSettings: readRandomSettings, sampler: randomSampler, defaults: {} })],
-  ['tpe', fromSampler({ readSettings: readTpeSettings, sampler: tpe, defaults: DEFAULT_TPE_OPTIONS })],
+  [
+    'random',
+    fromSampler({
+      readSettings: readRandomSettings,
+      sampler: randomSampler,
+      defaults: {},
+      objectives: 'checked',
+    }),
+  ],
+  [
+    'tpe',
+    fromSampler({
+      readSettings: readTpeSettings,
+      sampler: tpe,
+      defaults: DEFAULT_TPE_OPTIONS,
+      objectives: multiObjectiveTpe,
+    }),
+  ],
   [
     'multivariate-tpe',
     fromSampler({

@@ -41,6 +41,11 @@ export type Point = readonly (number | string)[];
 export interface Observation {
   readonly point: Point;
   readonly loss: number;
+  /**
+   * Every objective's loss, in the `objectives` setting's order (loss is the first), when the
+   * experiment has several and the sampler ranks on all of them; absent otherwise.
+   */
+  readonly losses?: readonly number[];
 }
 
 export interface SamplerInput<Options> {

@@ -19,6 +19,9 @@ export interface ParzenOptions {
 export interface Parzen {
   sampleJoint(rng: Rng): number[];
   logDensityJoint(point: Encoded): number;
+  /** One axis's marginal: a draw of axis d alone, and its log density at `value`. */
+  sampleAxis(d: number, rng: Rng): number;
+  logDensityAxis(d: number, value: number): number;
 }
 
 type AxisKernels =
@@ -106,6 +109,12 @@ export function buildParzen(
     logDensityJoint: (point) => {
       terms.set(logWeights);
       for (let d = 0; d < axes.length; d++) addAxis(d, point[d]!);
+      return logSumExp(terms);
+    },
+    sampleAxis: (d, rng) => sampleFrom(d, sampleIndex(linearWeights, rng.next()), rng),
+    logDensityAxis: (d, value) => {
+      terms.set(logWeights);
+      addAxis(d, value);
       return logSumExp(terms);
     },
   };

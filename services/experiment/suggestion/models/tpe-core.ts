@@ -2,8 +2,9 @@
 // the candidate that maximises l(x)/g(x)), encoding points for the Parzen estimators, splitting
 // the history into the good and the bad group, and Optuna's weights that let old trials fade.
 
+import type { Rng } from '../rng.ts';
 import type { Observation, Point, Sampler } from '../space.ts';
-import { buildParzen, type Encoded } from './parzen.ts';
+import { buildParzen, type Encoded, type Parzen } from './parzen.ts';
 import { type Axis, axesOf, collectDistinct, randomPoint } from './unit-space.ts';
 
 /** How one TPE sampler runs, from its options. */
@@ -17,7 +18,22 @@ export interface TpeSetup {
   readonly priorWeight: number;
   /** One bandwidth for every kernel (Scott's rule) instead of one per value. */
   readonly multivariate: boolean;
+  /** How the history divides into the good and the bad group; by default splitHistory, on the loss. */
+  readonly split?: Split;
+  /**
+   * Each parameter chosen alone, by its own l(x)/g(x) among draws from its own l(x) (Optuna's
+   * multivariate=False), instead of whole candidates scored by the joint densities.
+   */
+  readonly independent?: boolean;
 }
+
+/** Divides completed trials (and the pending points, which join the bad group) into the two groups. */
+export type Split = (
+  axes: readonly Axis[],
+  history: readonly Observation[],
+  pending: readonly Point[],
+  nBelow: (n: number) => number,
+) => { below: Group; above: Group };
 
 /** A TPE sampler: the joint densities of the good and the bad group score each candidate. */
 export function tpeSampler<O>(setupOf: (options: O) => TpeSetup): Sampler<O> {
@@ -26,10 +42,13 @@ export function tpeSampler<O>(setupOf: (options: O) => TpeSetup): Sampler<O> {
     const axes = axesOf(dimensions);
     return collectDistinct(axes, pending, count, rng, (chosen) => {
       if (history.length < setup.nStartupTrials) return randomPoint(axes, rng);
-      const { below, above } = splitHistory(axes, history, [...pending, ...chosen], setup.nBelow);
+      const split = setup.split ?? splitHistory;
+      const { below, above } = split(axes, history, [...pending, ...chosen], setup.nBelow);
       const parzenOptions = { priorWeight: setup.priorWeight, multivariate: setup.multivariate };
       const good = buildParzen(axes, below.points, below.weights, parzenOptions);
       const bad = buildParzen(axes, above.points, above.weights, parzenOptions);
+      if (setup.independent)
+        return decodePoint(axes, axisByAxis(axes.length, good, bad, setup.nEiCandidates, rng));
       let best = good.sampleJoint(rng);
       let bestScore = Number.NEGATIVE_INFINITY;
       for (let i = 0; i < setup.nEiCandidates; i++) {
@@ -43,6 +62,23 @@ export function tpeSampler<O>(setupOf: (options: O) => TpeSetup): Sampler<O> {
       return decodePoint(axes, best);
     });
   };
+}
+
+/** Per axis, the best of `candidates` draws from the good marginal by the marginals' ratio. */
+function axisByAxis(dimensions: number, good: Parzen, bad: Parzen, candidates: number, rng: Rng): number[] {
+  return Array.from({ length: dimensions }, (_, d) => {
+    let best = good.sampleAxis(d, rng);
+    let bestScore = good.logDensityAxis(d, best) - bad.logDensityAxis(d, best);
+    for (let i = 1; i < candidates; i++) {
+      const candidate = good.sampleAxis(d, rng);
+      const score = good.logDensityAxis(d, candidate) - bad.logDensityAxis(d, candidate);
+      if (score > bestScore) {
+        bestScore = score;
+        best = candidate;
+      }
+    }
+    return best;
+  });
 }
 
 /** Unit coordinates for numeric axes, choice indices for categorical ones; undefined for a value off the list. */

@@ -93,3 +93,33 @@ export function crowdingDistances(front: readonly Losses[]): number[] {
   }
   return distances;
 }
+
+/**
+ * The best fronts, as nonDominatedFronts gives them, but only until they hold at least `needed`
+ * vectors, and without its N² table of who dominates whom (10,000 trials would need tens of
+ * millions of entries). Peels fronts off the vectors in lexicographic order: there a vector can
+ * only be dominated by one before it, so each pass compares a vector with the front it is building.
+ * O(M·N·F) per front. Indices within a front in input order.
+ */
+export function leadingFronts(vectors: readonly Losses[], needed: number): number[][] {
+  let remaining = [...vectors.keys()].sort((a, b) => compareLexicographic(vectors[a]!, vectors[b]!) || a - b);
+  const fronts: number[][] = [];
+  let taken = 0;
+  while (remaining.length > 0 && taken < needed) {
+    const front: number[] = [];
+    const rest: number[] = [];
+    for (const i of remaining) {
+      if (front.some((j) => dominates(vectors[j]!, vectors[i]!))) rest.push(i);
+      else front.push(i);
+    }
+    fronts.push(front.sort((a, b) => a - b));
+    taken += front.length;
+    remaining = rest;
+  }
+  return fronts;
+}
+
+function compareLexicographic(a: Losses, b: Losses): number {
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return a[k]! - b[k]!;
+  return 0;
+}

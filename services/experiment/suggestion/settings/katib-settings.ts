@@ -4,6 +4,7 @@
 
 import { invalidArgument } from '../../../../shared/errors.ts';
 import type { ExperimentView } from '../algorithm.ts';
+import { OBJECTIVES_SETTING } from '../multi-objective/objectives.ts';
 import { optionalChoice, optionalFloat, optionalInt, rejectUnknown } from './read.ts';
 
 const nonNegative = (v: number) => v >= 0;
@@ -18,15 +19,27 @@ export interface Seeded {
 /** hyperopt's wording (Katib's default image for random and tpe). */
 const randomStateHyperopt = (s: ReadonlyMap<string, string>) =>
   optionalInt(s, 'random_state', nonNegative, 'random_state should be great or equal than zero');
+/**
+ * The `objectives` setting's text, when given: tpe and random take it as nsga2 does, and the
+ * algorithm checks it against the experiment (../multi-objective/objectives.ts).
+ */
+export interface WithObjectives {
+  readonly objectives?: string;
+}
+
+const objectivesText = (s: ReadonlyMap<string, string>): WithObjectives =>
+  s.has(OBJECTIVES_SETTING) ? { objectives: s.get(OBJECTIVES_SETTING)! } : {};
+
 /** Optuna's wording (grid, multivariate-tpe, cmaes); Optuna answers an empty message for grid and random. */
 const randomStateOptuna = (s: ReadonlyMap<string, string>) =>
   optionalInt(s, 'random_state', nonNegative, 'random_state should be greate or equal than zero');
 
-export type RandomSettings = Seeded;
+/** random takes `objectives` so that a multi-objective experiment can start from it; it draws the same points. */
+export type RandomSettings = Seeded & WithObjectives;
 
 export function readRandomSettings(s: ReadonlyMap<string, string>): RandomSettings {
-  rejectUnknown(s, known('random_state'), 'random');
-  return { randomState: randomStateHyperopt(s) };
+  rejectUnknown(s, known('random_state', OBJECTIVES_SETTING), 'random');
+  return { randomState: randomStateHyperopt(s), ...objectivesText(s) };
 }
 
 export type GridSettings = Seeded;
@@ -58,9 +71,10 @@ export function readSobolSettings(s: ReadonlyMap<string, string>): SobolSettings
 /**
  * tpe: hyperopt's settings (Katib's default image) and, so that an experiment written for Katib's
  * Optuna image also runs, Optuna's n_startup_trials and n_ei_candidates (same meaning as
- * hyperopt's n_EI_candidates), each with the message of the service that defines it.
+ * hyperopt's n_EI_candidates), each with the message of the service that defines it; and
+ * `objectives`, for several (../models/multi-objective-tpe.ts).
  */
-export interface TpeSettings extends Seeded {
+export interface TpeSettings extends Seeded, WithObjectives {
   readonly gamma?: number;
   readonly priorWeight?: number;
   readonly nEiCandidates?: number;
@@ -70,7 +84,15 @@ export interface TpeSettings extends Seeded {
 export function readTpeSettings(s: ReadonlyMap<string, string>): TpeSettings {
   rejectUnknown(
     s,
-    known('random_state', 'gamma', 'prior_weight', 'n_EI_candidates', 'n_startup_trials', 'n_ei_candidates'),
+    known(
+      'random_state',
+      'gamma',
+      'prior_weight',
+      'n_EI_candidates',
+      'n_startup_trials',
+      'n_ei_candidates',
+      OBJECTIVES_SETTING,
+    ),
     'tpe',
   );
   const randomState = randomStateHyperopt(s);
@@ -95,6 +117,7 @@ export function readTpeSettings(s: ReadonlyMap<string, string>): TpeSettings {
     priorWeight,
     nEiCandidates: hyperoptCandidates ?? optunaCandidates,
     nStartupTrials,
+    ...objectivesText(s),
   };
 }
 
