@@ -13,7 +13,7 @@ import { systemClock } from '../../../shared/clock.ts';
 import { silentLogger } from '../../../shared/logger.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
-const EXAMPLES = ['random', 'tpe', 'cmaes', 'medianstop'] as const;
+const EXAMPLES = ['random', 'tpe', 'cmaes', 'hyperband', 'medianstop'] as const;
 const ASSIGNMENTS = [
   { name: 'lr', value: '0.03' },
   { name: 'momentum', value: '0.9' },
