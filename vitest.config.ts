@@ -20,7 +20,8 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/integration/global-setup.ts'],
-          setupFiles: ['test/integration/hold-exclusive.ts'],
+          // Locks, then the file's own experiment topics (test/integration/own-topics.ts).
+          setupFiles: ['test/integration/hold-exclusive.ts', 'test/integration/own-topics.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           // Two files at a time: most of a file's time is spent waiting on servers (group joins,

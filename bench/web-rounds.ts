@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
-// One round of the web bench in Debian's headless chromium: open the experiment page, sort its
-// trials by objective, open the long trial's page, zoom into its curve, then report a burst of
-// points and wait until the open chart has them. Each step's time and its longest main-thread task.
+// One round of the web bench in Debian's headless chromium: open the experiment page (its objective
+// views among the charts), sort its trials by objective, hide a parallel axis, show the slices of
+// the other objective, open the long trial's page, zoom into its curve, then report a burst of points
+// and wait until the open chart has them. Each step's time and its longest main-thread task.
 import type { Browser, Page } from 'puppeteer-core';
 import { sortedBy, zoomChart } from '../test/helpers/web-page.ts';
 
@@ -15,6 +16,12 @@ export interface Round {
   sortMs: number;
   sortLongest: number;
   sortCpu: number;
+  axisMs: number;
+  axisLongest: number;
+  axisCpu: number;
+  sliceMs: number;
+  sliceLongest: number;
+  sliceCpu: number;
   trialMs: number;
   trialLongest: number;
   trialCpu: number;
@@ -132,6 +139,46 @@ export async function runRound(options: {
     await page.click('button[data-sort="bestObjective"]');
     await sortedBy(page, 'bestObjective', 'ascending');
   });
+  const axes = () =>
+    page.evaluate(() => {
+      const e = (
+        globalThis as unknown as {
+          echarts: { getInstanceByDom(el: Element): { getOption(): { parallelAxis: unknown[] } } };
+        }
+      ).echarts;
+      return e.getInstanceByDom(document.getElementById('parallel-chart')!).getOption().parallelAxis.length;
+    });
+  const axesBefore = await axes();
+  const axis = await timed(page, async () => {
+    await page.click('#parallel-axes input[value="layers"]');
+    await page.waitForFunction(
+      (n) => {
+        const e = (
+          globalThis as unknown as {
+            echarts: { getInstanceByDom(el: Element): { getOption(): { parallelAxis: unknown[] } } };
+          }
+        ).echarts;
+        return (
+          e.getInstanceByDom(document.getElementById('parallel-chart')!).getOption().parallelAxis.length === n
+        );
+      },
+      {},
+      axesBefore - 1,
+    );
+  });
+  // The slices drawn one by one, each in a task: done when the last one shows latency.
+  const slice = await timed(page, async () => {
+    await page.select('#slice-objective', '1');
+    await page.waitForFunction(() => {
+      const e = (
+        globalThis as unknown as {
+          echarts: { getInstanceByDom(el: Element): { getOption(): { yAxis: { name: string }[] } } };
+        }
+      ).echarts;
+      const charts = [...document.querySelectorAll('#slices .chart')];
+      return charts.every((el) => e.getInstanceByDom(el).getOption().yAxis[0]!.name === 'latency_ms');
+    });
+  });
   await page.close();
 
   const tab = await openTab(browser);
@@ -167,6 +214,12 @@ export async function runRound(options: {
     sortMs: sort.ms,
     sortLongest: sort.longest,
     sortCpu: sort.cpu,
+    axisMs: axis.ms,
+    axisLongest: axis.longest,
+    axisCpu: axis.cpu,
+    sliceMs: slice.ms,
+    sliceLongest: slice.longest,
+    sliceCpu: slice.cpu,
     trialMs: trial.ms,
     trialLongest: trial.longest,
     trialCpu: trial.cpu,

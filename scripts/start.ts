@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { experimentTopics } from '../services/experiment/common/bus-names.ts';
 import { EXPERIMENT_NODE_OPTIONS } from '../services/experiment/node-options.ts';
 import { readExperimentSettings } from '../services/experiment/settings.ts';
 import { readRatelimitSettings } from '../services/ratelimit/settings/index.ts';
@@ -42,6 +43,8 @@ const SERVICES: ReadonlyArray<{
     name: 'experiment',
     entry: 'services/experiment/main.js',
     nodeOptions: EXPERIMENT_NODE_OPTIONS,
+    // One machine, one instance: it runs the experiments sent to it (`experiment run`, the page).
+    defaults: { TRIAL_CONTROLLER: 'true' },
     listeners: (env) => {
       const s = readExperimentSettings(env);
       return [
@@ -204,7 +207,11 @@ ready = true;
 
 say('');
 say('backbone is running:');
-say(`  kafka       ${env.KAFKA_BROKERS}   topics: ${topics.map((t) => t.name).join(', ')} (+ .dlq)`);
+// The experiment service's topics under its KAFKA_TOPIC_PREFIX, as it declares and uses them.
+const experimentNames = new Set(Object.values(experimentTopics('')).map((t) => t.name));
+const prefix = readExperimentSettings(envOf(undefined)).kafkaTopicPrefix;
+const shownTopics = topics.map((t) => (experimentNames.has(t.name) ? prefix + t.name : t.name));
+say(`  kafka       ${env.KAFKA_BROKERS}   topics: ${shownTopics.join(', ')} (+ .dlq)`);
 say(`  redis       ${env.REDIS_URL}`);
 say(`  postgres    ${env.POSTGRES_URL}`);
 say(`  memcached   ${env.MEMCACHE_HOST_PORT}`);

@@ -1,16 +1,19 @@
-// Optuna 5.0 for the pruner benchmark, in a virtual environment of its own (../python-venv.ts).
+// Optuna 5.0 for the benchmarks that run it side by side (bench:pruners, bench:experiment-run), in a
+// virtual environment of its own under the gitignored .bench-tools/ (created and filled from PyPI on
+// first use, reused after), never system-wide.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ensureVenv } from '../python-venv.ts';
+import { ensureVenv, venvPython } from '../python-venv.ts';
 import type { Run } from './ours.ts';
 
 const run = promisify(execFile);
-const ROOT = join(import.meta.dirname, '..', '..');
-const PYTHON = join(ROOT, '.bench-tools', 'optuna-venv', 'bin', 'python');
+/** The environment's interpreter, for a bench's own Python side (after `ensureOptuna`). */
+export const OPTUNA_PYTHON = venvPython('optuna-venv');
+const PYTHON = OPTUNA_PYTHON;
 /** Optuna 5.0 and the SciPy its WilcoxonPruner calls. */
 const REQUIREMENTS = ['optuna==5.0.*', 'scipy==1.17.*'];
 const CHECK = "import optuna, scipy, sys; sys.exit(0 if optuna.__version__.startswith('5.0.') else 1)";

@@ -33,6 +33,10 @@ def sampler(name, seed):
     if name == "cmaes":
         return optuna.samplers.CmaEsSampler(seed=seed)
     if name == "gp":
+        import torch
+
+        # One thread per process: the bench runs several of these on a shared machine.
+        torch.set_num_threads(1)
         return optuna.samplers.GPSampler(seed=seed)
     return optuna.samplers.RandomSampler(seed=seed)
 
@@ -43,7 +47,7 @@ def main():
     node = os.path.join(here, "..", "..", "node_modules", ".bin", "node")
     evaluator = subprocess.Popen([node, os.path.join(here, "evaluate.ts")], stdin=subprocess.PIPE,
                                  stdout=subprocess.PIPE, text=True)
-    for job in jobs:
+    for done, job in enumerate(jobs, 1):
         space = {s["name"]: distribution(s) for s in job["parameters"]}
         study = optuna.create_study(sampler=sampler(job["sampler"], job["seed"]))
         best, trajectory = float("inf"), []
@@ -58,7 +62,8 @@ def main():
         os.makedirs(os.path.dirname(job["out"]), exist_ok=True)
         with open(job["out"], "w") as handle:
             json.dump({"regrets": trajectory}, handle)
-        print(job["out"], file=sys.stderr, flush=True)
+        if done % 100 == 0 or done == len(jobs):
+            print(f"bench:suite: Optuna side {done}/{len(jobs)} runs", file=sys.stderr, flush=True)
     evaluator.stdin.close()
     evaluator.wait()
 

@@ -1,6 +1,6 @@
 // The suite's summary, pure: per sampler and cell (function, dimension, budget), the median final
 // regret of ours and of Optuna 5.0's matching sampler over seeds, their ratio, and a bootstrap
-// interval of that ratio (the seed-to-seed noise the change rule in docs/sampler-suite.md uses).
+// interval of that ratio (the seed-to-seed noise the change rule in docs/performance.md uses).
 import { median } from '../../services/experiment/earlystopping/medianstop.ts';
 import { uniformStream } from './bbob/instance.ts';
 
@@ -70,16 +70,21 @@ export function reportLines(
 ): string[] {
   const samplers = [...new Set(cells.map((c) => c.sampler))];
   const lines = [
-    '| sampler | vs Optuna 5.0 | cells | at or ahead | geo-mean ratio | worst cells (ratio) |',
-    '| --- | --- | --- | --- | --- | --- |',
+    '| sampler | vs Optuna 5.0 | cells | at or ahead | geo-mean ratio | worst cells (ratio) | over 1.5× | behind beyond noise | noise |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const sampler of samplers) {
     const mine = cells.filter((c) => c.sampler === sampler);
     const ahead = mine.filter((c) => c.ratio <= 1).length;
     const geo = Math.exp(mine.reduce((s, c) => s + Math.log(c.ratio), 0) / mine.length);
     const worst = [...mine].sort((a, b) => b.ratio - a.ratio).slice(0, 3);
+    const over = mine.filter((c) => c.ratio > 1.5).length;
+    // Behind even at the low end of the cell's 90 % interval.
+    const behind = mine.filter((c) => c.low > 1).length;
+    // How far a cell's ratio may rise by chance: the median over cells of upper bound / ratio.
+    const noise = median(mine.map((c) => c.high / c.ratio));
     lines.push(
-      `| ${sampler} | ${reference[sampler]} | ${mine.length} | ${((100 * ahead) / mine.length).toFixed(0)} % | ${fmt(geo)} | ${worst.map((c) => `${c.cell} ${fmt(c.ratio)}`).join(', ')} |`,
+      `| ${sampler} | ${reference[sampler]} | ${mine.length} | ${((100 * ahead) / mine.length).toFixed(0)} % | ${fmt(geo)} | ${worst.map((c) => `${c.cell} ${fmt(c.ratio)}`).join(', ')} | ${over} | ${behind} | ×${fmt(noise)} |`,
     );
   }
   lines.push(

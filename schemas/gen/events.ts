@@ -315,6 +315,69 @@ export interface SuggestionsIssuedV3<Time = Date> {
   readonly trials_complete: boolean;
 }
 
+/** suggestions-issued.v4.avsc: One GetSuggestions reply of the Suggestion service, published before the reply is sent. Key: experiment name. v2 adds the experiment's objective and the request's trials (name, assignments), so a read model knows every trial's parameters. v3 lists only the trials new or changed since what the publishing instance's acknowledged events said of the experiment (trials_complete false), so an experiment's events no longer grow with the square of its trials. v4 adds the experiment's objectives (the algorithm setting objectives) and its search space, so the read model answers the Pareto front and parameter importance. */
+export interface SuggestionsIssuedV4<Time = Date> {
+  /** UUID */
+  readonly event_id: string;
+  readonly occurred_at: Time;
+  readonly experiment_name: string;
+  readonly algorithm_name: string;
+  /** the experiment's objective_metric_name; empty when the request had none */
+  readonly objective_metric: string;
+  readonly objective_type: 'UNKNOWN' | 'MINIMIZE' | 'MAXIMIZE';
+  readonly current_request_number: number;
+  readonly total_request_number: number;
+  /** trials in the request */
+  readonly trial_count: number;
+  /** trials whose objective value the algorithm used */
+  readonly completed_trial_count: number;
+  readonly suggestions: ReadonlyArray<{
+    /** empty when the controller names the trial */
+    readonly trial_name: string;
+    readonly assignments: ReadonlyArray<{
+      readonly name: string;
+      /** as Katib's clients read it */
+      readonly value: string;
+    }>;
+    readonly labels: Readonly<Record<string, string>>;
+  }>;
+  /** state the reply carries to the next call (hyperband); empty for the other algorithms */
+  readonly algorithm_settings: ReadonlyArray<{
+    readonly name: string;
+    readonly value: string;
+  }>;
+  /** the request's trials, in its order: every one when trials_complete, else those new or changed (condition, assignments) since what the publishing instance's acknowledged events said of the experiment */
+  readonly trials: ReadonlyArray<{
+    readonly name: string;
+    readonly assignments: ReadonlyArray<{
+      readonly name: string;
+      /** as Katib's clients read it */
+      readonly value: string;
+    }>;
+    /** Katib's TrialConditionType name as the request carried it; empty when it had no status */
+    readonly condition: string;
+  }>;
+  /** true when trials lists every trial of the request; false when it lists only those new or changed, the others being as the experiment's events before said (a reader folds them in the topic's order) */
+  readonly trials_complete: boolean;
+  /** the experiment's objectives as its algorithm setting objectives names them (the first is objective_metric); empty when it has no such setting, or one the algorithm refused: its objective is objective_metric alone */
+  readonly objectives: ReadonlyArray<{
+    readonly metric_name: string;
+    readonly type: 'UNKNOWN' | 'MINIMIZE' | 'MAXIMIZE';
+  }>;
+  /** the experiment's search space as the request carried it (parameter_specs, in its order); empty when it had none (neural architecture search) */
+  readonly parameters: ReadonlyArray<{
+    readonly name: string;
+    /** Katib's ParameterType name: DOUBLE, INT, DISCRETE or CATEGORICAL */
+    readonly parameter_type: string;
+    readonly min: string;
+    readonly max: string;
+    readonly step: string;
+    readonly list: readonly string[];
+    /** Katib's Distribution name; empty when unspecified */
+    readonly distribution: string;
+  }>;
+}
+
 /** trial-assigned.v1.avsc: A run of a trial for a runner to take: the process to start and how its metrics are read. Runners share experiment.trial-assignments as one consumer group; the one that takes it publishes TrialRunChanged STARTED. The attempt is the run's fencing epoch: events of an older attempt of the trial are ignored. Key: trial name. */
 export interface TrialAssignedV1<Time = Date> {
   /** <trial>:<attempt>:assigned */
@@ -583,7 +646,7 @@ export interface EventPayloads<Time = Date> {
   ObservationLogReported: ObservationLogReportedV1<Time>;
   RateLimitConfigPublished: RateLimitConfigPublishedV1<Time>;
   RunnerHeartbeat: RunnerHeartbeatV1<Time>;
-  SuggestionsIssued: SuggestionsIssuedV3<Time>;
+  SuggestionsIssued: SuggestionsIssuedV4<Time>;
   TrialAssigned: TrialAssignedV1<Time>;
   TrialRunChanged: TrialRunChangedV1<Time>;
   TrialsCreated: TrialsCreatedV1<Time>;

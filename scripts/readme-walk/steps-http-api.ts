@@ -97,7 +97,26 @@ const page: Step = {
   },
 };
 
+/** docs/web.md's two-objective experiment: three trials, their accuracy and latency. */
+const MO_TRIALS = [
+  ['mo-1-t1', '0.81', '40'],
+  ['mo-1-t2', '0.86', '75'],
+  ['mo-1-t3', '0.78', '55'],
+] as const;
+
 export const HTTP_API_STEPS: readonly Step[] = [
+  call(
+    `curl --json '{"experiment":{"name":"mo-1","spec":{"algorithm":{"algorithmName":"nsga2","algorithmSettings":[{"name":"objectives","value":"accuracy:maximize,latency_ms:minimize"}]},"objective":{"type":"MAXIMIZE","objectiveMetricName":"accuracy","additionalMetricNames":["latency_ms"]},"parameterSpecs":{"parameters":[{"name":"lr","parameterType":"DOUBLE","feasibleSpace":{"min":"0.001","max":"0.1"}},{"name":"layers","parameterType":"INT","feasibleSpace":{"min":"1","max":"4"}}]}}},"trials":[{"name":"mo-1-t1","spec":{"parameterAssignments":{"assignments":[{"name":"lr","value":"0.01"},{"name":"layers","value":"2"}]}},"status":{"condition":"SUCCEEDED"}},{"name":"mo-1-t2","spec":{"parameterAssignments":{"assignments":[{"name":"lr","value":"0.05"},{"name":"layers","value":"4"}]}},"status":{"condition":"SUCCEEDED"}},{"name":"mo-1-t3","spec":{"parameterAssignments":{"assignments":[{"name":"lr","value":"0.002"},{"name":"layers","value":"3"}]}},"status":{"condition":"SUCCEEDED"}}],"currentRequestNumber":1,"totalRequestNumber":4}' ${API}/api.v1.beta1.Suggestion/GetSuggestions`,
+    [
+      /"parameterAssignments":\[\{"assignments":\[\{"name":"lr","value":"0\.\d+"\},\{"name":"layers","value":"[1-4]"\}\]/,
+    ],
+  ),
+  ...MO_TRIALS.map(([trial, accuracy, latency]) =>
+    call(
+      `curl --json '{"trialName":"${trial}","observationLog":{"metricLogs":[{"timeStamp":"2026-01-01T00:00:01Z","metric":{"name":"accuracy","value":"${accuracy}"}},{"timeStamp":"2026-01-01T00:00:01Z","metric":{"name":"latency_ms","value":"${latency}"}}]}}' ${API}/api.v1.beta1.DBManager/ReportObservationLog`,
+      ['{}'],
+    ),
+  ),
   call(
     `curl --json '{"trialName":"exp-1-t1","observationLog":{"metricLogs":[{"timeStamp":"2026-01-01T00:00:01Z","metric":{"name":"accuracy","value":"0.71"}}]}}' ${API}/api.v1.beta1.DBManager/ReportObservationLog`,
     ['{}'],
@@ -136,6 +155,16 @@ export const HTTP_API_STEPS: readonly Step[] = [
   read(`curl '${API}/api/experiments/exp-1/trials?format=csv'`, [
     'order,name,condition,best_objective',
     ',exp-1-t1,',
+  ]),
+  read(`curl '${API}/api/experiments/mo-1/pareto?reference=0.5,100'`, [
+    '"front":["mo-1-t1","mo-1-t2"]',
+    '"referenceFrom":"query"',
+    /"hypervolume":19\.8[45]\d*/,
+  ]),
+  read(`curl '${API}/api/experiments/mo-1/importance?format=csv'`, [
+    'objective,parameter,importance',
+    /^accuracy,lr,[\d.e-]+\r?$/m,
+    /^latency_ms,layers,[\d.e-]+\r?$/m,
   ]),
   read(`curl ${API}/api/trials/exp-1-t1`, ['"trial":{"name":"exp-1-t1","experiment":"exp-1"']),
   call(

@@ -1,6 +1,7 @@
 // Every step of the walk, and how the README's commands are paired with them: by their text, a
 // run of whitespace comparing as one space (the README aligns its comments).
 import type { ReadmeCommand } from './readme-commands.ts';
+import { EXPERIMENT_RUN_STEPS } from './steps-experiment-run.ts';
 import { HTTP_API_STEPS } from './steps-http-api.ts';
 import { KVUPGRADE_STEPS } from './steps-kvupgrade.ts';
 import { PRODUCT_STEPS } from './steps-product.ts';
@@ -11,6 +12,7 @@ import type { Step } from './walk.ts';
 export const STEPS: readonly Step[] = [
   ...PRODUCT_STEPS,
   ...HTTP_API_STEPS,
+  ...EXPERIMENT_RUN_STEPS,
   ...TOPIC_STEPS,
   ...RATELIMIT_STEPS,
   ...KVUPGRADE_STEPS,

@@ -2,7 +2,7 @@
 // is the server's). Reads its arguments and settings once; `runner` wires one runner process
 // (Kafka, the DBManager client, the runner) and stops it on SIGTERM or SIGINT, giving its runs back.
 import { hostname } from 'node:os';
-import { createBus, createEventProducer, TOPICS } from '../../shared/bus/index.ts';
+import { createBus, createEventProducer } from '../../shared/bus/index.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { toAppError } from '../../shared/errors.ts';
 import { createLifecycle } from '../../shared/lifecycle.ts';
@@ -11,6 +11,7 @@ import { SettingsError } from '../../shared/settings.ts';
 import { parseCli, USAGE } from './cli/cli-args.ts';
 import { runCommand } from './cli/run-command.ts';
 import { EXIT_CODES } from './cli/run-summary.ts';
+import { experimentBusNames } from './common/bus-names.ts';
 import { createGrpcObservationReporter } from './runner/adapters/grpc-observation-reporter.ts';
 import { startRunner } from './runner/adapters/runner-service.ts';
 import { type RunnerSettings, readRunnerSettings } from './settings.ts';
@@ -20,6 +21,7 @@ const REPORT_ATTEMPTS = 120;
 
 /** Runs until a signal stops it; resolves with the exit code. */
 async function runnerCommand(settings: RunnerSettings, runnerDir: string): Promise<number> {
+  const { topics, groups } = experimentBusNames(settings);
   const host = hostname();
   const runnerId = `${host}-${process.pid}`;
   const logger = createLogger({ name: 'experiment-runner', level: settings.logLevel }).child({
@@ -39,7 +41,7 @@ async function runnerCommand(settings: RunnerSettings, runnerDir: string): Promi
     logger,
   });
   lifecycle.onStop('kafka', () => bus.close());
-  await bus.ensureTopics([TOPICS.trialAssignments, TOPICS.trialRuns, TOPICS.trialStatus, TOPICS.runners]);
+  await bus.ensureTopics([topics.trialAssignments, topics.trialRuns, topics.trialStatus, topics.runners]);
   const producer = await createEventProducer(bus);
   lifecycle.onStop('producer', () => producer.disconnect());
   const reporter = createGrpcObservationReporter({
@@ -49,11 +51,12 @@ async function runnerCommand(settings: RunnerSettings, runnerDir: string): Promi
   const runner = await startRunner({
     bus,
     producer,
+    topics,
     reporter,
     clock: systemClock,
     logger,
     identity: { runnerId, host, pid: process.pid, slots: settings.runnerSlots },
-    groupId: settings.runnerGroup,
+    groupId: groups.runners,
     heartbeatMs: settings.runnerHeartbeatMs,
     sessionTimeoutMs: settings.consumerSessionTimeoutMs,
     baseEnv: settings.trialEnv,
@@ -64,7 +67,7 @@ async function runnerCommand(settings: RunnerSettings, runnerDir: string): Promi
   });
   lifecycle.onStop('runner', () => runner.stop());
   await runner.joined;
-  logger.info({ group: settings.runnerGroup, slots: settings.runnerSlots }, 'runner ready');
+  logger.info({ group: groups.runners, slots: settings.runnerSlots }, 'runner ready');
   runner.ended.catch((error: unknown) => {
     logger.error({ err: error }, 'the assignments consumer stopped');
     void lifecycle.stop('the assignments consumer stopped').then(() => process.exit(1));

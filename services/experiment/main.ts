@@ -2,7 +2,7 @@
 // the features (each wires itself: dbmanager/wiring.ts, suggestion/wiring.ts,
 // earlystopping/wiring.ts, web/adapters/start-web.ts), serves them on one gRPC server, keeps their
 // health, and registers how to stop everything (in reverse order) on SIGTERM.
-import { createBus, createEventProducer, dlqOf, TOPICS } from '../../shared/bus/index.ts';
+import { createBus, createEventProducer, dlqOf } from '../../shared/bus/index.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { loadPackageDefinition } from '../../shared/grpc.ts';
 import { startGrpcServer } from '../../shared/grpc-server/grpc-server.ts';
@@ -13,11 +13,13 @@ import { createMetricsRegistry, startMetricsServer } from '../../shared/metrics.
 import { createHealthService } from '../../shared/rpc/health.ts';
 import { SettingsError } from '../../shared/settings.ts';
 import { createSupervisor } from '../../shared/supervisor.ts';
+import { experimentBusNames } from './common/bus-names.ts';
 import type { HostedFeature, WiringDeps } from './common/wiring.ts';
 import { storeConfigOf } from './dbmanager/adapters/observation-store-config.ts';
 import { type Observations, openObservations, wireDbManager } from './dbmanager/wiring.ts';
 import { EARLY_STOPPING_JUDGE, startJudge, wireEarlyStopping } from './earlystopping/wiring.ts';
 import { readExperimentSettings } from './settings.ts';
+import { createObjectiveAnalysis } from './suggestion/objective-views/analysis.ts';
 import { SUGGESTION_FOLLOWER, wireSuggestion } from './suggestion/wiring.ts';
 import { followExperimentStatuses } from './trials/adapters/experiment-statuses.ts';
 import { createExperimentSubmissions } from './trials/adapters/experiment-submissions.ts';
@@ -35,6 +37,8 @@ try {
 }
 
 const logger = createLogger({ name: 'experiment', level: settings.logLevel });
+// Every topic and group name, KAFKA_TOPIC_PREFIX before it: the components are handed these.
+const { topics, groups } = experimentBusNames(settings);
 const lifecycle = createLifecycle({ logger, deadlineMs: settings.shutdownDeadlineMs });
 lifecycle.stopOnSignals();
 const hosts = (service: (typeof settings.services)[number]) => settings.services.includes(service);
@@ -75,14 +79,15 @@ try {
   await supervisor.retryStep('creating the topics', async () => {
     await bus.ensureTopics(
       [
-        ...(usesObservations ? [TOPICS.observations, TOPICS.trialStatus, TOPICS.earlyStoppingRules] : []),
-        TOPICS.suggestions,
-        // Submissions (POST /api/experiments) are written whether or not a trial controller runs yet.
-        ...(settings.http ? [TOPICS.experiments] : []),
+        ...(usesObservations ? [topics.observations, topics.trialStatus, topics.earlyStoppingRules] : []),
+        topics.suggestions,
+        // Submissions (POST /api/experiments) are written whether or not a trial controller runs yet,
+        // and the persistence consumer's read model follows the controller's trials there.
+        ...(settings.http || usesObservations ? [topics.experiments] : []),
       ].flatMap((topic) => [topic, dlqOf(topic)]),
     );
     // Read, never consumed by a group: no dead-letter topic.
-    if (hosts('suggestion')) await bus.ensureTopics([TOPICS.nasControllerState]);
+    if (hosts('suggestion')) await bus.ensureTopics([topics.nasControllerState]);
   });
 
   // The producer tells the report admission (made with the store, below) where acknowledged reports landed.
@@ -101,6 +106,7 @@ try {
     bus,
     producer,
     supervisor,
+    topics,
     kafkaOfThreads: kafka,
     logLevel: settings.logLevel,
     shutdownDeadlineMs: settings.shutdownDeadlineMs,
@@ -112,7 +118,7 @@ try {
       readModel: settings.http,
       persistence: settings.persistenceConsumer && {
         thread: settings.persistenceThread,
-        groupId: settings.persistenceGroup,
+        groupId: groups.persistence,
         sessionTimeoutMs: settings.consumerSessionTimeoutMs,
         batchWaitMs: settings.persistenceBatchWaitMs,
         rebuildReadModel: settings.readModelRebuild,
@@ -120,7 +126,7 @@ try {
       ...(hosts('dbmanager') && settings.reportLagBudgetMs > 0
         ? { admission: { budgetMs: settings.reportLagBudgetMs, maxWaitMs: settings.reportLagMaxWaitMs } }
         : {}),
-      barrier: { groupId: settings.persistenceGroup, timeoutMs: settings.readBarrierTimeoutMs },
+      barrier: { groupId: groups.persistence, timeoutMs: settings.readBarrierTimeoutMs },
     });
 
   const api = loadPackageDefinition(['api/v1beta1/api.proto']);
@@ -145,7 +151,7 @@ try {
   if (settings.earlyStoppingJudge)
     await startJudge(deps, {
       thread: settings.earlyStoppingThread,
-      groupId: settings.earlyStoppingGroup,
+      groupId: groups.earlyStopping,
       sessionTimeoutMs: settings.consumerSessionTimeoutMs,
       catchUpTimeoutMs: settings.readBarrierTimeoutMs,
       lookbackMs: settings.earlyStoppingLookbackMs,
@@ -153,11 +159,11 @@ try {
   if (settings.trialController) {
     await supervisor.retryStep('creating the trial topics', () =>
       bus.ensureTopics([
-        TOPICS.experiments,
-        TOPICS.trialAssignments,
-        TOPICS.trialRuns,
-        TOPICS.runners,
-        TOPICS.trialStatus,
+        topics.experiments,
+        topics.trialAssignments,
+        topics.trialRuns,
+        topics.runners,
+        topics.trialStatus,
       ]),
     );
     const calls = createInProcessCalls({
@@ -168,6 +174,7 @@ try {
       startTrialController({
         bus,
         producer,
+        topics,
         calls,
         clock: systemClock,
         logger: logger.child({ component: 'trial-controller' }),
@@ -199,7 +206,11 @@ try {
   const statuses =
     observations?.readModel && settings.http
       ? await supervisor.retryStep('following experiment.experiments', () =>
-          followExperimentStatuses({ bus, catchUpTimeoutMs: settings.readBarrierTimeoutMs }),
+          followExperimentStatuses({
+            bus,
+            topic: topics.experiments.name,
+            catchUpTimeoutMs: settings.readBarrierTimeoutMs,
+          }),
         )
       : undefined;
   if (statuses) lifecycle.onStop('experiment statuses', () => statuses.stop());
@@ -211,9 +222,16 @@ try {
           maxBodyBytes: settings.grpcMaxMessageBytes,
           sseMaxBufferedBytes: settings.sseMaxBufferedBytes,
           bus,
+          topics,
           store: observations.store,
           readModel: observations.readModel,
-          submissions: createExperimentSubmissions({ bus, producer, clock: systemClock }),
+          analysis: createObjectiveAnalysis(),
+          submissions: createExperimentSubmissions({
+            bus,
+            producer,
+            topic: topics.experiments.name,
+            clock: systemClock,
+          }),
           statuses,
           services: hosted.map((feature) => feature.service),
           lifecycle,

@@ -1,4 +1,4 @@
-import { kafkaSettings } from '../../shared/bus/kafka-settings.ts';
+import { kafkaSettings, topicPrefix } from '../../shared/bus/kafka-settings.ts';
 import { LOG_LEVELS } from '../../shared/logger.ts';
 import {
   bool,
@@ -22,6 +22,7 @@ export type ExperimentServiceName = (typeof EXPERIMENT_SERVICES)[number];
 /** Every setting of the experiment service, with its default; their meanings are below (docs/settings/experiment.md). */
 const declarations = {
   ...kafkaSettings,
+  kafkaTopicPrefix: topicPrefix('KAFKA_TOPIC_PREFIX'),
   services: list('EXPERIMENT_SERVICES', EXPERIMENT_SERVICES, {
     allowed: `comma-separated, from ${EXPERIMENT_SERVICES.join(', ')}`,
     valid: (value) => (EXPERIMENT_SERVICES as readonly string[]).includes(value),
@@ -102,6 +103,8 @@ const declarations = {
 
 /** What each setting means: `npm run docs:settings` writes docs/settings/experiment.md from these. */
 export const experimentSettingsSpec = documented(declarations, {
+  kafkaTopicPrefix:
+    "put before the name of every topic (`experiment.observations` becomes `<prefix>experiment.observations`, its dead-letter topic `<prefix>experiment.observations.dlq`) and every consumer group (`PERSISTENCE_GROUP`, `EARLY_STOPPING_GROUP`, `RUNNER_GROUP`) this service and its `experiment` CLI use, so that several deployments share one Kafka cluster without meeting: each sees only its own experiments. Every instance of one deployment, and its runners, must have the same prefix. The ratelimit and kvupgrade topics are not the experiment service's and keep their names",
   services:
     "which Katib services this server hosts (any subset runs alone, and runs only what it needs: see [In place of Katib's pieces](../experiment.md#in-place-of-katibs-pieces))",
   grpcHost: "gRPC listener's address (`0.0.0.0` in a container); the HTTP and metrics listeners use it too",
@@ -123,7 +126,8 @@ export const experimentSettingsSpec = documented(declarations, {
   postgresPoolSize: 'connections to PostgreSQL',
   persistenceConsumer:
     'run the persistence consumer (applies `experiment.observations` and `experiment.trial-status` to the store, keeps the read model) in this process',
-  persistenceGroup: "its consumer group; the read barrier reads this group's offsets",
+  persistenceGroup:
+    "its consumer group, after `KAFKA_TOPIC_PREFIX`; the read barrier reads this group's offsets",
   persistenceThread:
     'run the persistence consumer on a thread of its own (`worker_threads`, with its own Kafka client, store connection and read model), so the request thread keeps only the requests; `false` runs it on the request thread: less memory, fewer logs/s under bulk load ([measured](../performance.md#experiment-settings-measured))',
   persistenceBatchWaitMs:
@@ -137,7 +141,8 @@ export const experimentSettingsSpec = documented(declarations, {
   earlyStoppingThread:
     'run the early-stopping judge on a thread of its own (its own Kafka client): it reads every report back; `false` keeps it on the request thread: less memory, less CPU a report at light load, more at heavy load ([measured](../performance.md#experiment-settings-measured))',
   earlyStoppingJudge: 'run the early-stopping judge in this process',
-  earlyStoppingGroup: 'its consumer group (instances share `experiment.observations` by trial partition)',
+  earlyStoppingGroup:
+    'its consumer group, after `KAFKA_TOPIC_PREFIX` (instances share `experiment.observations` by trial partition)',
   earlyStoppingLookbackMs:
     'how far back in `experiment.observations` the judge starts when it starts (the default is 7 days; `0`: the beginning); bounds restart work',
   dbManagerDeadlineMs: 'deadline of each GetObservationLog sent to a `db_manager_address`',
@@ -160,7 +165,7 @@ export const experimentSettingsSpec = documented(declarations, {
   trialControllerTickMs:
     'how soon the controller acts on an event; every unfinished experiment is also looked at once a second',
   runnerGroup:
-    '`experiment runner`: the consumer group of `experiment.trial-assignments` that every runner joins, on any machine; runners of one group share the trials',
+    '`experiment runner`: the consumer group of `experiment.trial-assignments` that every runner joins, on any machine (after `KAFKA_TOPIC_PREFIX`); runners of one group share the trials',
   runnerSlots:
     '`experiment runner`: trials one runner runs at once (`0`: no limit); a full runner reads no further assignment, so the others take them',
   runnerDbManager:

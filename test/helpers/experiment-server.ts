@@ -13,13 +13,29 @@ import type { ReportObservationLogReply__Output } from '../../proto/gen/api/v1/b
 import type { ReportObservationLogRequest } from '../../proto/gen/api/v1/beta1/ReportObservationLogRequest.ts';
 import type { HealthClient } from '../../proto/gen/grpc/health/v1/Health.ts';
 import type { HealthCheckResponse__Output } from '../../proto/gen/grpc/health/v1/HealthCheckResponse.ts';
+import {
+  type ExperimentGroups,
+  type ExperimentTopics,
+  experimentBusNames,
+} from '../../services/experiment/common/bus-names.ts';
 import { EXPERIMENT_NODE_OPTIONS } from '../../services/experiment/node-options.ts';
-import { partitionOf, TOPICS } from '../../shared/bus/index.ts';
+import { readExperimentSettings } from '../../services/experiment/settings.ts';
+import { partitionOf } from '../../shared/bus/index.ts';
 import { HEALTH_PROTO, loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
+import { fileTopicPrefix } from './file-topics.ts';
 import { openTestBus, testKafkaClient } from './kafka.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const MAX_OUTPUT_CHARS = 64 * 1024;
+
+async function threeFreePorts(): Promise<{ port: number; metricsPort: number; httpPort: number }> {
+  const port = await freePort();
+  let metricsPort = await freePort();
+  while (metricsPort === port) metricsPort = await freePort();
+  let httpPort = await freePort();
+  while (httpPort === port || httpPort === metricsPort) httpPort = await freePort();
+  return { port, metricsPort, httpPort };
+}
 
 /** A port nothing listens on right now (bound to 0 by a throwaway server, then released). */
 export function freePort(): Promise<number> {
@@ -41,6 +57,11 @@ export interface ExperimentServer {
   readonly httpPort: number;
   readonly address: string;
   readonly pid: number;
+  /** Its KAFKA_TOPIC_PREFIX: the test file's own (test/helpers/file-topics.ts) unless the test set one. */
+  readonly topicPrefix: string;
+  /** Its topics and groups, the prefix before each name: what a test reads and writes beside it. */
+  readonly topics: ExperimentTopics;
+  readonly groups: ExperimentGroups;
   /** Sends the signal and resolves with the exit code (null when a signal ended the process). */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   /** SIGKILL: no shutdown hook runs. Resolves once the process is gone. */
@@ -51,22 +72,22 @@ export interface ExperimentServer {
 
 /**
  * Starts `services/experiment/main.ts` (or its build) with the given settings (on top of PATH and LOG_LEVEL=warn),
- * on 127.0.0.1 and free ports, and resolves once its health service answers SERVING for ''.
+ * on 127.0.0.1 and free ports, and resolves once its health service answers SERVING for ''. Its
+ * topics and groups are the test file's own (KAFKA_TOPIC_PREFIX), unless the settings name a prefix.
  */
 export async function startExperimentServer(
   settings: Record<string, string>,
   /** built: run the JavaScript `build()` wrote into this folder (what `npm start` runs) instead of the sources. */
-  options: { readyTimeoutMs?: number; replayHistory?: boolean; built?: string } = {},
+  options: {
+    readyTimeoutMs?: number;
+    replayHistory?: boolean;
+    built?: string;
+    /** Listen where an earlier server did (a restart its clients reconnect to); free ports otherwise. */
+    samePortsAs?: Pick<ExperimentServer, 'port' | 'metricsPort' | 'httpPort'>;
+  } = {},
 ): Promise<ExperimentServer> {
-  // The shared topic holds every earlier test's events: a new persistence group starts at its end
-  // (as a new deployment would), unless the test needs what was published before.
-  if (!options.replayHistory && settings.PERSISTENCE_GROUP && settings.KAFKA_BROKERS)
-    await startNewGroupAtEnd(settings.KAFKA_BROKERS, settings.PERSISTENCE_GROUP);
-  const port = await freePort();
-  let metricsPort = await freePort();
-  while (metricsPort === port) metricsPort = await freePort();
-  let httpPort = await freePort();
-  while (httpPort === port || httpPort === metricsPort) httpPort = await freePort();
+  const topicPrefix = settings.KAFKA_TOPIC_PREFIX ?? fileTopicPrefix();
+  const { port, metricsPort, httpPort } = options.samePortsAs ?? (await threeFreePorts());
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     LOG_LEVEL: 'warn',
@@ -77,11 +98,17 @@ export async function startExperimentServer(
     // A group started at the topics' ends has nothing of the past to rebuild the read model from.
     ...(options.replayHistory ? {} : { READ_MODEL_REBUILD: 'false' }),
     ...settings,
+    KAFKA_TOPIC_PREFIX: topicPrefix,
     EXPERIMENT_GRPC_HOST: '127.0.0.1',
     EXPERIMENT_GRPC_PORT: String(port),
     EXPERIMENT_METRICS_PORT: String(metricsPort),
     EXPERIMENT_HTTP_PORT: String(httpPort),
   };
+  const { topics, groups } = experimentBusNames(readExperimentSettings(env));
+  // The file's topics hold its earlier tests' events: a new persistence group starts at their ends
+  // (as a new deployment would), unless the test needs what was published before.
+  if (!options.replayHistory && settings.PERSISTENCE_GROUP && settings.KAFKA_BROKERS)
+    await startNewGroupAtEnd(settings.KAFKA_BROKERS, groups.persistence, topics);
   const entry = options.built
     ? join(options.built, 'services/experiment/main.js')
     : 'services/experiment/main.ts';
@@ -109,6 +136,9 @@ export async function startExperimentServer(
     httpPort,
     address,
     pid: child.pid ?? 0,
+    topicPrefix,
+    topics,
+    groups,
     stop: (signal = 'SIGTERM') => signalAndWait(child, signal, exited),
     kill: async () => void (await signalAndWait(child, 'SIGKILL', exited)),
     output: () => output,
@@ -200,13 +230,19 @@ export function createDbManagerClient(address: string, options: { deadlineMs?: n
 }
 
 /**
- * How many events of the key's partition of `experiment.observations` the group has not committed
- * yet: tells whether a crash test really killed the persistence consumer before it applied the last report.
+ * How many events of the key's partition of the server's `experiment.observations` its persistence
+ * group has not committed yet: tells whether a crash test really killed the persistence consumer
+ * before it applied the last report.
  */
-export async function uncommittedEvents(brokers: string, groupId: string, key: string): Promise<number> {
+export async function uncommittedEvents(
+  brokers: string,
+  server: Pick<ExperimentServer, 'topics' | 'groups'>,
+  key: string,
+): Promise<number> {
   const bus = openTestBus(brokers);
+  const groupId = server.groups.persistence;
   try {
-    const topic = TOPICS.observations.name;
+    const topic = server.topics.observations.name;
     const watermarks = await bus.watermarks(topic);
     const partition = partitionOf(key, watermarks.length);
     const high = watermarks.find((w) => w.partition === partition)?.high ?? 0n;
@@ -223,14 +259,14 @@ const groupsStarted = new Set<string>();
  * Commits the topics' end offsets for a group this process has not started before and that has no
  * offsets yet. A restarted server (same group) keeps whatever its persistence consumer committed, or did not.
  */
-async function startNewGroupAtEnd(brokers: string, groupId: string): Promise<void> {
+async function startNewGroupAtEnd(brokers: string, groupId: string, all: ExperimentTopics): Promise<void> {
   if (groupsStarted.has(groupId)) return;
   groupsStarted.add(groupId);
   // kafkajs sets a group's offsets by joining the group (seconds per topic); @platformatic/kafka
   // commits them in one request. Either client works: this is only the faster one for the step.
   const bus = openTestBus(brokers, 'platformatic');
   try {
-    const topics = [TOPICS.observations, TOPICS.trialStatus, TOPICS.suggestions, TOPICS.earlyStoppingRules];
+    const topics = [all.observations, all.trialStatus, all.suggestions, all.earlyStoppingRules];
     await bus.ensureTopics(topics);
     const fresh: string[] = [];
     for (const topic of topics.map((t) => t.name))

@@ -59,6 +59,8 @@ export function describeReadModelContract(name: string, open: () => Promise<Read
           completed_trial_count: 0,
           suggestions: [],
           algorithm_settings: [],
+          objectives: [],
+          parameters: [],
           trials_complete: true,
           trials: TRIALS.map((t, i) => ({
             name: trial(i),
@@ -163,6 +165,118 @@ export function describeReadModelContract(name: string, open: () => Promise<Read
         values: [TRIALS.map((t) => t.lr), TRIALS.map((t) => t.optimizer)],
       });
       expect(await db.readModel.trial(trial(4))).toMatchObject({ order: 5, condition: 'EARLYSTOPPED' });
+    });
+
+    it("knows a multi-objective experiment's objectives and search space, and each trial's value of each", async () => {
+      const mo = `${experiment}-mo`;
+      const space = [
+        {
+          name: 'lr',
+          parameter_type: 'DOUBLE',
+          min: '0.001',
+          max: '0.1',
+          step: '',
+          list: [],
+          distribution: 'LOG_UNIFORM',
+        },
+      ];
+      const issued = (objectives: { metric_name: string; type: 'MAXIMIZE' | 'MINIMIZE' }[]) =>
+        readModelChanges({
+          eventType: 'SuggestionsIssued',
+          payload: {
+            event_id: randomUUID(),
+            occurred_at: at,
+            experiment_name: mo,
+            algorithm_name: 'nsga2',
+            objective_metric: 'accuracy',
+            objective_type: 'MAXIMIZE',
+            current_request_number: 1,
+            total_request_number: 1,
+            trial_count: 3,
+            completed_trial_count: 0,
+            suggestions: [],
+            algorithm_settings: [],
+            trials_complete: true,
+            trials: ['a', 'b', 'c'].map((t) => ({
+              name: `${mo}-${t}`,
+              condition: t === 'c' ? 'RUNNING' : 'SUCCEEDED',
+              assignments: [{ name: 'lr', value: '0.01' }],
+            })),
+            objectives,
+            parameters: objectives.length === 0 ? [] : space,
+          },
+        });
+      await db.readModel.apply(
+        issued([
+          { metric_name: 'accuracy', type: 'MAXIMIZE' },
+          { metric_name: 'latency_ms', type: 'MINIMIZE' },
+        ]),
+      );
+      // A later event without them (an older instance's) leaves them as they were.
+      await db.readModel.apply(issued([]));
+      await db.store.apply([
+        {
+          kind: 'reported',
+          eventId: randomUUID(),
+          trialName: `${mo}-a`,
+          logs: [
+            { time: stamp(0), metricName: 'accuracy', value: '0.5' },
+            { time: stamp(1), metricName: 'accuracy', value: '0.9' },
+            { time: stamp(2), metricName: 'accuracy', value: '0.7' },
+            { time: stamp(0), metricName: 'latency_ms', value: '30' },
+            { time: stamp(1), metricName: 'latency_ms', value: '20' },
+            { time: stamp(2), metricName: 'latency_ms', value: '25' },
+          ],
+        },
+        {
+          kind: 'reported',
+          eventId: randomUUID(),
+          trialName: `${mo}-b`,
+          logs: [{ time: stamp(0), metricName: 'accuracy', value: '0.4' }],
+        },
+      ]);
+      expect(await db.readModel.experiment(mo)).toMatchObject({
+        objectiveMetric: 'accuracy',
+        objectives: [
+          { metricName: 'accuracy', type: 'MAXIMIZE' },
+          { metricName: 'latency_ms', type: 'MINIMIZE' },
+        ],
+        parameters: [
+          {
+            name: 'lr',
+            parameterType: 'DOUBLE',
+            min: '0.001',
+            max: '0.1',
+            step: '',
+            list: [],
+            distribution: 'LOG_UNIFORM',
+          },
+        ],
+      });
+      const objectives = [
+        { metricName: 'accuracy', type: 'MAXIMIZE' },
+        { metricName: 'latency_ms', type: 'MINIMIZE' },
+      ] as const;
+      // Each objective's best in its own direction: the highest accuracy, the lowest latency.
+      expect(await db.readModel.trialObjectives(mo, objectives)).toEqual({
+        names: [`${mo}-a`, `${mo}-b`, `${mo}-c`],
+        conditions: ['SUCCEEDED', 'SUCCEEDED', 'RUNNING'],
+        assignments: [1, 2, 3].map(() => [{ name: 'lr', value: '0.01' }]),
+        values: [
+          [0.9, 0.4, null],
+          [20, null, null],
+        ],
+      });
+      // A single-objective experiment's objectives are its objective alone.
+      expect((await db.readModel.experiment(experiment))?.objectives).toEqual([
+        { metricName: 'loss', type: 'MINIMIZE' },
+      ]);
+      expect(await db.readModel.trialObjectives('no-such-experiment', objectives)).toEqual({
+        names: [],
+        conditions: [],
+        assignments: [],
+        values: [[], []],
+      });
     });
 
     it('has nothing of an unknown experiment', async () => {

@@ -1,7 +1,9 @@
 // The Suggestion handlers on a real gRPC server in this process, with a generated client: for unit
 // tests of the adapter with fake ports (producer, controller store).
+
 import { credentials } from '@grpc/grpc-js';
 import type { SuggestionClient } from '../../proto/gen/api/v1/beta1/Suggestion.ts';
+import { experimentTopics } from '../../services/experiment/common/bus-names.ts';
 import {
   createSuggestionHandlers,
   type SuggestionDeps,
@@ -16,9 +18,13 @@ export interface SuggestionServer {
   stop(): Promise<void>;
 }
 
-/** Logger and clock default to a memory logger and a fixed instant (1,700,000,000,000 ms). */
+/**
+ * Logger and clock default to a memory logger and a fixed instant (1,700,000,000,000 ms), the
+ * topic to the service's own name (no Kafka here: the producer is the test's).
+ */
 export async function startSuggestionServer(
-  deps: Omit<SuggestionDeps, 'logger' | 'clock'> & Partial<Pick<SuggestionDeps, 'logger' | 'clock'>>,
+  deps: Omit<SuggestionDeps, 'logger' | 'clock' | 'topic'> &
+    Partial<Pick<SuggestionDeps, 'logger' | 'clock' | 'topic'>>,
 ): Promise<SuggestionServer> {
   const Suggestion = lookupService(
     loadPackageDefinition(['api/v1beta1/api.proto']),
@@ -34,6 +40,7 @@ export async function startSuggestionServer(
       protoService(Suggestion.service, {
         unary: createSuggestionHandlers({
           clock: { now: () => 1_700_000_000_000 },
+          topic: experimentTopics('').suggestions.name,
           ...deps,
           logger,
         }),

@@ -30,3 +30,23 @@ export async function readEvents(
     await reader.stop();
   }
 }
+
+/** Every event of `topic` whose key passes `keep`, from the beginning to the end it had when asked. */
+export async function readAllEvents(
+  bus: Bus,
+  topic: string,
+  keep: (key: string) => boolean,
+): Promise<ConsumedEvent[]> {
+  const events: ConsumedEvent[] = [];
+  const reader = await readTopic(bus, {
+    topic,
+    from: 'beginning',
+    until: 'end',
+    maxWaitMs: 100,
+    onEvent: (event) => {
+      if (keep(event.key ?? '')) events.push(event);
+    },
+  });
+  await reader.done;
+  return events;
+}

@@ -14,6 +14,7 @@ import {
 } from '../helpers/container.ts';
 import { createEarlyStoppingClient } from '../helpers/earlystopping-client.ts';
 import { freePort } from '../helpers/experiment-server.ts';
+import { fileTopicPrefix } from '../helpers/file-topics.ts';
 import { uniqueName } from '../helpers/kafka.ts';
 import { createKatibCalls, type KatibCalls } from '../helpers/katib-calls.ts';
 import { ensureKatibSdk } from '../helpers/katib-sdk.ts';
@@ -53,6 +54,8 @@ async function startRole(
       name: uniqueName(`test-${name}`),
       env: {
         KAFKA_BROKERS: infra.KAFKA_BROKERS,
+        // The file's own topics and groups, as every experiment service of the tests has.
+        KAFKA_TOPIC_PREFIX: fileTopicPrefix(),
         EXPERIMENT_GRPC_PORT: String(grpc),
         EXPERIMENT_METRICS_PORT: String(metrics),
         EXPERIMENT_HTTP_PORT: String(http),

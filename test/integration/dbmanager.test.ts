@@ -228,7 +228,7 @@ describe.each([['sqlite'], ['postgres']] as const)('DBManager on %s', (store) =>
       const error = await rejection(client.get({ trial_name: trial }));
       const elapsed = Date.now() - started;
       expect(error.code).toBe(status.UNAVAILABLE);
-      expect(error.details).toContain(`persistence worker (group ${settings.PERSISTENCE_GROUP})`);
+      expect(error.details).toContain(`persistence worker (group ${lonely.groups.persistence})`);
       expect(error.details).toContain('did not catch up within 500 ms');
       expect(elapsed).toBeGreaterThanOrEqual(450);
       // 10× the barrier's 500 ms: only catches a read that waited for something else.
@@ -245,8 +245,10 @@ describe.each([['sqlite'], ['postgres']] as const)('DBManager on %s', (store) =>
     const settings = settingsFor(store, { READ_BARRIER_TIMEOUT_MS: '120000' });
     const trial = uniqueName('crash');
     // Concurrent reports of 200 logs each; SIGKILL as soon as the last is acknowledged.
+    let killed: ExperimentServer | undefined;
     const reportThenKill = async (extra: Record<string, string>, reports: number, tag: string) => {
       const server = await startExperimentServer({ ...settings, ...extra });
+      killed = server;
       const client = createDbManagerClient(server.address);
       const acknowledged = await Promise.all(
         Array.from({ length: reports }, async (_, i) => {
@@ -265,9 +267,7 @@ describe.each([['sqlite'], ['postgres']] as const)('DBManager on %s', (store) =>
     const first = await reportThenKill({}, 50, 'loss');
     // ...then without one: these are certainly acknowledged and not applied when the process dies.
     const second = await reportThenKill({ PERSISTENCE_WORKER: 'false' }, 5, 'accuracy');
-    expect(await uncommittedEvents(infra.KAFKA_BROKERS, settings.PERSISTENCE_GROUP!, trial)).toBeGreaterThan(
-      0,
-    );
+    expect(await uncommittedEvents(infra.KAFKA_BROKERS, killed!, trial)).toBeGreaterThan(0);
     const restarted = await startExperimentServer(settings);
     const client = createDbManagerClient(restarted.address, { deadlineMs: 150_000 });
     try {

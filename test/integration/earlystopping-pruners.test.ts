@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bracketOf, bracketsFor } from '../../services/experiment/earlystopping/pruners/hyperband.ts';
-import { type ConsumedEvent, partitionOf, TOPICS } from '../../shared/bus/index.ts';
+import { type ConsumedEvent, partitionOf } from '../../shared/bus/index.ts';
 import { type ExperimentServer, startExperimentServer } from '../helpers/experiment-server.ts';
 import { openTestBus, uniqueName } from '../helpers/kafka.ts';
 import { readEvents } from '../helpers/topic-events.ts';
@@ -69,7 +69,7 @@ function trialNames<S extends string>(
   suffixes: readonly S[],
   fits: (name: string, suffix: S) => boolean = () => true,
 ): Record<S, string> {
-  const partitions = TOPICS.observations.partitions;
+  const partitions = server.topics.observations.partitions;
   const target = partitionOf(`${experiment}-${suffixes[0]}-0`, partitions);
   const out = {} as Record<S, string>;
   for (const suffix of suffixes)
@@ -91,7 +91,7 @@ const stopsOf = (events: readonly ConsumedEvent[], trial: string) =>
 async function statusesUntil(trials: readonly string[], last: string): Promise<ConsumedEvent[]> {
   return readEvents(
     bus,
-    TOPICS.trialStatus.name,
+    server.topics.trialStatus.name,
     (key) => trials.includes(key),
     (seen) => seen.some((e) => e.key === last),
   );
@@ -101,7 +101,7 @@ async function statusesUntil(trials: readonly string[], last: string): Promise<C
 async function rungRecords(experiment: string, last: string): Promise<[string, number, number, boolean][]> {
   const events = await readEvents(
     bus,
-    TOPICS.earlyStoppingRules.name,
+    server.topics.earlyStoppingRules.name,
     (key) => key === experiment,
     (seen) => seen.some((e) => e.eventType === 'EarlyStoppingRungRecorded' && e.payload.trial_name === last),
   );

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { partitionOf, TOPICS } from '../../shared/bus/index.ts';
+import { partitionOf } from '../../shared/bus/index.ts';
 import { type ExperimentServer, startExperimentServer } from '../helpers/experiment-server.ts';
 import { openTestBus, uniqueName } from '../helpers/kafka.ts';
 import { readEvents } from '../helpers/topic-events.ts';
@@ -41,7 +41,7 @@ afterAll(async () => {
 
 /** A trial of `experiment` whose status events share `trial`'s partition, so they come after its own. */
 function samePartitionAs(trial: string, experiment: string): string {
-  const partitions = TOPICS.trialStatus.partitions;
+  const partitions = server.topics.trialStatus.partitions;
   for (let i = 0; ; i++) {
     const candidate = `${experiment}-sentinel-${i}`;
     if (partitionOf(candidate, partitions) === partitionOf(trial, partitions)) return candidate;
@@ -91,7 +91,7 @@ describe('a Python grpcio EarlyStopping client generated from the proto', () => 
     // The rules topic holds one EarlyStoppingRulesIssued per accepted call.
     const statuses = await readEvents(
       bus,
-      TOPICS.trialStatus.name,
+      server.topics.trialStatus.name,
       (key) => key === known || key === sentinel,
       (events) => events.some((e) => e.key === sentinel),
     );
@@ -105,7 +105,7 @@ describe('a Python grpcio EarlyStopping client generated from the proto', () => 
     ]);
     const issued = await readEvents(
       bus,
-      TOPICS.earlyStoppingRules.name,
+      server.topics.earlyStoppingRules.name,
       (key) => key === experiment,
       (events) => events.length >= 3,
     );

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EarlyStoppingSpec } from '../../proto/gen/api/v1/beta1/EarlyStoppingSpec.ts';
 import type { GetEarlyStoppingRulesRequest } from '../../proto/gen/api/v1/beta1/GetEarlyStoppingRulesRequest.ts';
 import { startEarlyStoppingJudge } from '../../services/experiment/earlystopping/adapters/early-stopping-judge.ts';
-import { type Bus, type ConsumedEvent, partitionOf, TOPICS } from '../../shared/bus/index.ts';
+import { type Bus, type ConsumedEvent, partitionOf } from '../../shared/bus/index.ts';
 import { createEarlyStoppingClient, type EarlyStopping } from '../helpers/earlystopping-client.ts';
 import {
   createDbManagerClient,
@@ -20,7 +20,6 @@ import { memoryLogger } from '../helpers/memory-logger.ts';
 import { readEvents } from '../helpers/topic-events.ts';
 
 const infra = inject('infra');
-const fileStartedAt = Date.now() - 1_000;
 const dir = mkdtempSync(join(tmpdir(), 'earlystopping-'));
 const experiment = uniqueName('exp');
 const settings: Record<string, string> = {
@@ -88,7 +87,7 @@ function rulesRequest(
 
 /** A trial name of `experiment` hashed to the same partition as `other`: events of both stay in order. */
 function samePartitionAs(other: string, prefix: string): string {
-  const partitions = TOPICS.observations.partitions;
+  const partitions = server.topics.observations.partitions;
   for (let i = 0; ; i++) {
     const candidate = trialName(`${prefix}${i}`);
     if (partitionOf(candidate, partitions) === partitionOf(other, partitions)) return candidate;
@@ -96,7 +95,7 @@ function samePartitionAs(other: string, prefix: string): string {
 }
 
 const statusEvents = (keys: string[], enough: (events: readonly ConsumedEvent[]) => boolean) =>
-  readEvents(bus, TOPICS.trialStatus.name, (key) => keys.includes(key), enough);
+  readEvents(bus, server.topics.trialStatus.name, (key) => keys.includes(key), enough);
 
 describe('EarlyStopping end to end on real Kafka', () => {
   const succeeded = ['a', 'b', 'c'].map(trialName);
@@ -123,7 +122,7 @@ describe('EarlyStopping end to end on real Kafka', () => {
     ]);
     const issued = await readEvents(
       bus,
-      TOPICS.earlyStoppingRules.name,
+      server.topics.earlyStoppingRules.name,
       (key) => key === experiment,
       (events) => events.length >= 2,
     );
@@ -192,6 +191,7 @@ describe('EarlyStopping end to end on real Kafka', () => {
             published.push(...events.map((e) => e.key));
           },
         },
+        topics: server.topics,
         clock: { now: () => windowStart + 1 },
         logger: memoryLogger().logger,
         groupId: uniqueName('test-es-window'),
@@ -226,16 +226,8 @@ describe('EarlyStopping end to end on real Kafka', () => {
   });
 
   it('gives the same rules from a DBManager at db_manager_address (a second server instance)', async () => {
-    // The second store needs this file's reports, not the topics' whole history (other runs on
-    // a long-lived broker): its new group starts where the topics stood when this file began.
+    // The second store reads the file's own topics from their beginnings: this file's reports only.
     const group = uniqueName('test-es-second');
-    for (const topic of [
-      TOPICS.observations,
-      TOPICS.trialStatus,
-      TOPICS.suggestions,
-      TOPICS.earlyStoppingRules,
-    ].map((t) => t.name))
-      await bus.client.setCommittedOffsets(group, topic, await bus.offsetsAtTime(topic, fileStartedAt));
     const dbOnly = await startExperimentServer(
       {
         ...settings,

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { GetEarlyStoppingRulesRequest } from '../../proto/gen/api/v1/beta1/GetEarlyStoppingRulesRequest.ts';
-import { type Bus, partitionOf, readTopic, TOPICS } from '../../shared/bus/index.ts';
+import { type Bus, partitionOf, readTopic } from '../../shared/bus/index.ts';
 import { createEarlyStoppingClient, type EarlyStopping } from '../helpers/earlystopping-client.ts';
 import {
   createDbManagerClient,
@@ -85,7 +85,7 @@ afterAll(async () => {
 
 /** One trial name per partition of experiment.observations, so every partition (and owner) is used. */
 function trialsOnEveryPartition(prefix: string): string[] {
-  const partitions = TOPICS.observations.partitions;
+  const partitions = a.server.topics.observations.partitions;
   const found = new Map<number, string>();
   for (let i = 0; found.size < partitions; i++) {
     const name = `${experiment}-${prefix}-${i}`;
@@ -169,7 +169,7 @@ describe('two experiment instances on one Kafka and one PostgreSQL', () => {
         await reportValue(i % 2 ? a.db : b.db, trial, 'accuracy', value);
     await readEvents(
       bus,
-      TOPICS.trialStatus.name,
+      a.server.topics.trialStatus.name,
       (key) => bad.includes(key),
       (seen) => bad.every((t) => seen.some((e) => e.key === t)),
       60_000,
@@ -204,7 +204,7 @@ describe('two experiment instances on one Kafka and one PostgreSQL', () => {
     await Promise.all([a.server.stop(), b.server.stop()]);
     const stops = new Map<string, number>();
     const reader = await readTopic(bus, {
-      topic: TOPICS.trialStatus.name,
+      topic: a.server.topics.trialStatus.name,
       from: 'beginning',
       until: 'end',
       onEvent: (event) => {

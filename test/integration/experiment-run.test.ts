@@ -1,16 +1,18 @@
 // Issue 43 end to end: the experiment service with its trial controller, `experiment run` and
-// `experiment runner` processes, trials as local processes. Grid over a categorical "ceiling" makes
-// the order of trials known: the first ones are good and quick, the later ones bad and slow (so
-// medianstop stops them), "fail" exits 3.
+// `experiment runner` processes, trials as local processes. The algorithm (grid) picks its points in
+// an order of its own, so what a trial does is set by when it starts, not by its parameters: the
+// k-th process started for an experiment takes the k-th entry of the experiment's plan (the last
+// one past its end) and writes its label to slot k. An entry is the accuracy the run climbs to
+// (below 0.5: slowly, so that medianstop can stop it) or "fail" (exit 3).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type Bus, type ConsumedEvent, TOPICS } from '../../shared/bus/index.ts';
+import type { Bus, ConsumedEvent } from '../../shared/bus/index.ts';
 import { type ExperimentServer, startExperimentServer } from '../helpers/experiment-server.ts';
 import { openTestBus, testKafkaClient, uniqueName } from '../helpers/kafka.ts';
-import { readEvents } from '../helpers/topic-events.ts';
+import { readAllEvents, readEvents } from '../helpers/topic-events.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const infra = inject('infra');
@@ -20,7 +22,21 @@ const dir = mkdtempSync(join(tmpdir(), 'experiment-run-'));
 const TRIAL_SCRIPT = join(dir, 'trial.mjs');
 writeFileSync(
   TRIAL_SCRIPT,
-  `const ceiling = process.argv.find((a) => a.startsWith('--ceiling='))?.slice(10) ?? '';
+  `import { closeSync, openSync, writeSync } from 'node:fs';
+const arg = (name) => process.argv.find((a) => a.startsWith('--' + name + '='))?.slice(name.length + 3) ?? '';
+const plan = arg('plan').split(',');
+let slot = 0;
+for (;; slot++) {
+  try {
+    const fd = openSync(arg('slots') + '/' + slot, 'wx');
+    writeSync(fd, arg('label'));
+    closeSync(fd);
+    break;
+  } catch (error) {
+    if (error.code !== 'EEXIST') throw error;
+  }
+}
+const ceiling = plan[Math.min(slot, plan.length - 1)];
 if (ceiling === 'fail') { console.error('diverged: loss is nan'); process.exit(3); }
 const top = Number(ceiling);
 const slow = top < 0.5;
@@ -53,6 +69,7 @@ const runnerEnv = () => ({
   LOG_LEVEL: 'info',
   KAFKA_BROKERS: infra.KAFKA_BROKERS,
   KAFKA_CLIENT: testKafkaClient,
+  KAFKA_TOPIC_PREFIX: server.topicPrefix,
   RUNNER_GROUP: runnerGroup,
   RUNNER_DB_MANAGER_ADDRESS: server.address,
   RUNNER_HEARTBEAT_MS: '500',
@@ -60,15 +77,25 @@ const runnerEnv = () => ({
   WORKER_SESSION_TIMEOUT_MS: '6000',
 });
 
+interface ExperimentFile {
+  readonly file: string;
+  readonly name: string;
+  /** The labels of the runs started so far, in start order. */
+  labelsBySlot(): string[];
+}
+
 function experimentFile(options: {
-  ceilings: readonly string[];
+  plan: readonly string[];
   parallel: number;
   goal?: number;
   maxFailed?: number;
   earlyStopping?: boolean;
-}): { file: string; name: string } {
+}): ExperimentFile {
   const name = uniqueName('run');
   const file = join(dir, `${name}.yaml`);
+  const slots = join(dir, `${name}-slots`);
+  mkdirSync(slots);
+  const labels = options.plan.map((_, i) => `"p${i}"`).join(', ');
   writeFileSync(
     file,
     `apiVersion: kubeflow.org/v1beta1
@@ -77,20 +104,25 @@ metadata: { name: ${name} }
 spec:
   objective: { type: maximize, objectiveMetricName: accuracy${options.goal === undefined ? '' : `, goal: ${options.goal}`} }
   algorithm: { algorithmName: grid }
-${options.earlyStopping ? '  earlyStopping: { algorithmName: medianstop, algorithmSettings: [{ name: min_trials_required, value: "2" }, { name: start_step, value: "3" }] }\n' : ''}  parallelTrialCount: ${options.parallel}
-  maxTrialCount: ${options.ceilings.length}
+${options.earlyStopping ? '  earlyStopping: { algorithmName: medianstop, algorithmSettings: [{ name: min_trials_required, value: "1" }, { name: start_step, value: "6" }] }\n' : ''}  parallelTrialCount: ${options.parallel}
+  maxTrialCount: ${options.plan.length}
 ${options.maxFailed === undefined ? '' : `  maxFailedTrialCount: ${options.maxFailed}\n`}  parameters:
-    - { name: ceiling, parameterType: categorical, feasibleSpace: { list: [${options.ceilings.map((c) => `"${c}"`).join(', ')}] } }
+    - { name: label, parameterType: categorical, feasibleSpace: { list: [${labels}] } }
   trialTemplate:
     primaryContainerName: main
-    trialParameters: [{ name: ceiling, reference: ceiling }]
+    trialParameters: [{ name: label, reference: label }]
     trialSpec:
       apiVersion: batch/v1
       kind: Job
-      spec: { template: { spec: { containers: [{ name: main, command: [node, ${JSON.stringify(TRIAL_SCRIPT)}, "--ceiling=\${trialParameters.ceiling}"] }] } } }
+      spec: { template: { spec: { containers: [{ name: main, command: [node, ${JSON.stringify(TRIAL_SCRIPT)}, "--label=\${trialParameters.label}", "--plan=${options.plan.join(',')}", ${JSON.stringify(`--slots=${slots}`)}] }] } } }
 `,
   );
-  return { file, name };
+  const labelsBySlot = () =>
+    readdirSync(slots)
+      .map(Number)
+      .sort((a, b) => a - b)
+      .map((slot) => readFileSync(join(slots, String(slot)), 'utf8'));
+  return { file, name, labelsBySlot };
 }
 
 interface Finished {
@@ -158,9 +190,12 @@ async function statusOf(name: string, httpPort = server.httpPort) {
     : undefined;
 }
 
-/** Every run event of the experiment's trials, read until `enough`. */
+/** The run events of the experiment's trials, read until `enough`. */
 const runEvents = (name: string, enough: (events: readonly ConsumedEvent[]) => boolean) =>
-  readEvents(bus, TOPICS.trialRuns.name, (key) => key.startsWith(`${name}-`), enough, 60_000);
+  readEvents(bus, server.topics.trialRuns.name, (key) => key.startsWith(`${name}-`), enough, 60_000);
+/** Every run event of the experiment's trials so far. */
+const allRunEvents = (name: string) =>
+  readAllEvents(bus, server.topics.trialRuns.name, (key) => key.startsWith(`${name}-`));
 
 /** No attempt of a trial was started by two runners; a new attempt starts only after the last one ended. */
 function neverTwiceAtOnce(events: readonly ConsumedEvent[]): void {
@@ -214,11 +249,12 @@ describe('experiment run', () => {
   });
 
   it('runs an experiment with two runners, medianstop stopping the bad trials', async () => {
-    const { file } = experimentFile({
-      ceilings: ['0.9', '0.91', '0.2', '0.21'],
+    const experiment = experimentFile({
+      plan: ['0.9', '0.91', '0.2', '0.21'],
       parallel: 2,
       earlyStopping: true,
     });
+    const { file } = experiment;
     const out = await runCli([
       'run',
       file,
@@ -233,14 +269,26 @@ describe('experiment run', () => {
     const summary = lastJson(out);
     expect(summary).toMatchObject({
       status: 'Succeeded',
-      bestTrial: { parameters: { ceiling: '0.91' } },
+      bestTrial: { parameters: { label: experiment.labelsBySlot()[1] } },
       trials: { succeeded: 2, earlyStopped: 2, failed: 0 },
     });
     expect(summary.bestTrial.objective).toBeCloseTo(0.91, 4);
+    // What the page reads: every trial with its parameters and condition.
+    const page = `http://127.0.0.1:${server.httpPort}/api/experiments/${experiment.name}/trials?sort=name`;
+    const shown = async () =>
+      ((await (await fetch(page)).json()) as { trials: { assignments: unknown[]; condition: string }[] })
+        .trials;
+    await waitFor('the read model to show every trial', async () => {
+      const trials = await shown();
+      return trials.length === 4 && trials.every((t) => t.assignments.length === 1);
+    });
+    const conditions = (await shown()).map((t) => t.condition).sort();
+    expect(conditions).toEqual(['EARLYSTOPPED', 'EARLYSTOPPED', 'SUCCEEDED', 'SUCCEEDED']);
   });
 
   it('ends Succeeded at the goal', async () => {
-    const { file } = experimentFile({ ceilings: ['0.9', '0.2', '0.21', '0.22'], parallel: 1, goal: 0.85 });
+    const experiment = experimentFile({ plan: ['0.9', '0.2', '0.21', '0.22'], parallel: 1, goal: 0.85 });
+    const { file } = experiment;
     const out = await runCli([
       'run',
       file,
@@ -252,14 +300,17 @@ describe('experiment run', () => {
       'json',
     ]);
     expect(out.code, out.stderr).toBe(0);
+    // The first trial reached the goal: no other was started.
     expect(lastJson(out)).toMatchObject({
       status: 'Succeeded',
-      bestTrial: { parameters: { ceiling: '0.9' } },
+      bestTrial: { parameters: { label: experiment.labelsBySlot()[0] } },
+      trials: { succeeded: 1, failed: 0, earlyStopped: 0, killed: 0 },
     });
+    expect(experiment.labelsBySlot()).toHaveLength(1);
   });
 
   it('ends Failed at maxFailedTrialCount, the failure reason the exit code and stderr', async () => {
-    const { file, name } = experimentFile({ ceilings: ['fail', '0.9', '0.91'], parallel: 1, maxFailed: 1 });
+    const { file, name } = experimentFile({ plan: ['fail', '0.9', '0.91'], parallel: 1, maxFailed: 1 });
     const out = await runCli([
       'run',
       file,
@@ -274,7 +325,7 @@ describe('experiment run', () => {
     expect(lastJson(out)).toMatchObject({ status: 'Failed', trials: { failed: 1 } });
     const statuses = await readEvents(
       bus,
-      TOPICS.trialStatus.name,
+      server.topics.trialStatus.name,
       (key) => key.startsWith(`${name}-`),
       (events) =>
         events.some((e) => e.eventType === 'TrialStatusChanged' && e.payload.condition === 'FAILED'),
@@ -286,10 +337,19 @@ describe('experiment run', () => {
     expect(failed?.eventType === 'TrialStatusChanged' && failed.payload.message).toContain(
       'diverged: loss is nan',
     );
+    // The reason as the page shows it.
+    const trialName = failed?.eventType === 'TrialStatusChanged' ? failed.payload.trial_name : '';
+    await waitFor('the read model to show the failure', async () => {
+      const reply = await fetch(`http://127.0.0.1:${server.httpPort}/api/trials/${trialName}`);
+      const view = reply.ok
+        ? ((await reply.json()) as { trial: { condition: string; message: string } })
+        : undefined;
+      return view?.trial.condition === 'FAILED' && view.trial.message.includes('exit code 3');
+    });
   });
 
   it('runs a trial again when its runner is SIGKILLed mid-trial, never twice at once', async () => {
-    const { file, name } = experimentFile({ ceilings: ['0.3', '0.9'], parallel: 1 });
+    const { file, name } = experimentFile({ plan: ['0.3', '0.9'], parallel: 1 });
     const first = startRunner();
     const second = startRunner();
     await submit(file);
@@ -307,41 +367,36 @@ describe('experiment run', () => {
         timeoutMs: 120_000,
       },
     );
-    const runs = await runEvents(name, () => true);
+    const runs = await allRunEvents(name);
     neverTwiceAtOnce(runs);
     const lostTrial = start.eventType === 'TrialRunChanged' ? start.payload.trial_name : '';
-    expect(
-      runs.some(
-        (e) =>
-          e.eventType === 'TrialRunChanged' && e.payload.trial_name === lostTrial && e.payload.attempt === 2,
-      ),
-    ).toBe(true);
+    const history = runs.flatMap((e) =>
+      e.eventType === 'TrialRunChanged'
+        ? [`${e.payload.trial_name}#${e.payload.attempt} ${e.payload.phase} ${e.payload.runner_id}`]
+        : [],
+    );
+    expect(history, `${lostTrial} ran again: ${history.join('; ')}`).toContainEqual(
+      expect.stringMatching(new RegExp(`^${lostTrial}#2 STARTED `)),
+    );
   });
 
-  it('resumes after the controller is SIGKILLed mid-experiment', async () => {
-    const { file, name } = experimentFile({ ceilings: ['0.3', '0.31', '0.9', '0.91'], parallel: 2 });
-    startRunner();
-    startRunner();
+  it('resumes after the controller is SIGKILLed mid-experiment, its runners carrying on', async () => {
+    const { file, name } = experimentFile({ plan: ['0.3', '0.31', '0.9', '0.91'], parallel: 2 });
+    const kept = [startRunner(), startRunner()];
     await submit(file);
     await waitFor('a trial to run', async () => ((await statusOf(name))?.trials.running ?? 0) > 0, {
       timeoutMs: 60_000,
     });
     await server.kill();
-    server = await startExperimentServer(settings, { replayHistory: true });
-    // The restarted service listens on new ports: the runners that reported to the old one give
-    // their runs back (RELEASED) and new ones take them.
-    for (const runner of runners) runner.child.kill('SIGTERM');
-    await Promise.all(runners.map((r) => exited(r.child)));
-    startRunner();
-    startRunner();
+    // Back where it was: the runners' reports reach it again, as after a restart in place.
+    server = await startExperimentServer(settings, { replayHistory: true, samePortsAs: server });
     await waitFor(
       'the experiment to succeed',
       async () => (await statusOf(name))?.condition === 'Succeeded',
-      {
-        timeoutMs: 150_000,
-      },
+      { timeoutMs: 150_000 },
     );
     expect((await statusOf(name))?.trials).toMatchObject({ succeeded: 4 });
-    neverTwiceAtOnce(await runEvents(name, () => true));
+    neverTwiceAtOnce(await allRunEvents(name));
+    for (const runner of kept) expect(runner.child.exitCode, runner.output).toBeNull();
   });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { type Client, credentials, type ServiceError } from '@grpc/grpc-js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { readTopic, TOPICS } from '../../shared/bus/index.ts';
+import { readTopic } from '../../shared/bus/index.ts';
 import { loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
 import { type ExperimentServer, startExperimentServer } from '../helpers/experiment-server.ts';
 import { openTestBus, uniqueName } from '../helpers/kafka.ts';
@@ -545,7 +545,7 @@ describe('api.v1.beta1 over HTTP/JSON', () => {
       });
     }
     // Nothing was written: no event of the victim on the topic, nothing in the store or read model.
-    expect(await eventsFor(TOPICS.observations.name, victim)).toBe(0);
+    expect(await eventsFor(server.topics.observations.name, victim)).toBe(0);
     expect((await http(`/api/trials/${victim}/observations`)).json.observations).toEqual([]);
   });
 
@@ -563,9 +563,8 @@ describe('api.v1.beta1 over HTTP/JSON', () => {
         EARLY_STOPPING_WORKER: 'false',
         WORKER_SESSION_TIMEOUT_MS: '6000',
       },
-      // The rebuild reads the shared topics' whole history (tens of thousands of benchmark events on
-      // a long-lived test broker): seconds on a fresh one, minutes on such.
-      { replayHistory: true, readyTimeoutMs: 280_000 },
+      // The rebuild reads the file's own topics from their beginnings: this file's events only.
+      { replayHistory: true },
     );
     server = second;
     base = `http://127.0.0.1:${second.httpPort}`;

@@ -105,8 +105,8 @@ describe('the experiment service on a three-broker Kafka', () => {
 describe('a suggestion-only instance (EXPERIMENT_SERVICES=suggestion)', () => {
   it('beside a million logs on experiment.observations follows only what Suggestion needs, and answers from its first call', async () => {
     const backlog = await publishObservationBacklog(cluster, 10_000);
-    // The same instance on the tests' own Kafka, whose observation topic holds only what the tests
-    // published, is the control.
+    // The same instance on the tests' own Kafka, beside this file's own (empty) observation topic,
+    // is the control.
     const control = await startSuggestionOnly(inject('infra').KAFKA_BROKERS);
     const beside = await startSuggestionOnly(cluster.brokers);
     const figures = (m: typeof control) =>

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { decodeController } from '../../services/experiment/suggestion/nas/state-codec.ts';
-import { type Bus, TOPICS } from '../../shared/bus/index.ts';
+import type { Bus } from '../../shared/bus/index.ts';
 import { type ExperimentServer, startExperimentServer } from '../helpers/experiment-server.ts';
 import { openTestBus, uniqueName } from '../helpers/kafka.ts';
 import { readEvents } from '../helpers/topic-events.ts';
@@ -171,7 +171,7 @@ describe('enas and darts through the real server, from a Python grpcio client', 
     // that learned from one more batch of trials.
     const events = await readEvents(
       bus,
-      TOPICS.nasControllerState.name,
+      servers.at(-1)!.topics.nasControllerState.name,
       (key) => key === restarted,
       (seen) => seen.length >= ROUNDS,
     );

@@ -14,13 +14,15 @@ import {
   dlqOf,
   type EventConsumer,
   type EventProducer,
-  TOPICS,
 } from '../../shared/bus/index.ts';
+import { fileTopics } from '../helpers/file-topics.ts';
 import { openTestBus, uniqueName } from '../helpers/kafka.ts';
 import { memoryLogger, repeatedKeys } from '../helpers/memory-logger.ts';
 import { waitFor } from '../helpers/wait-for.ts';
 
 const BROKERS = inject('infra').KAFKA_BROKERS;
+// The file's own topics (test/helpers/file-topics.ts): no other file writes them.
+const own = fileTopics();
 const folder = mkdtempSync(join(tmpdir(), 'persistence-consumer-'));
 
 let bus: Bus;
@@ -31,18 +33,16 @@ const logs = memoryLogger();
 
 beforeAll(async () => {
   bus = openTestBus(BROKERS);
-  const topics = [TOPICS.observations, TOPICS.trialStatus];
+  const topics = [own.observations, own.trialStatus];
   await bus.ensureTopics([...topics, ...topics.map(dlqOf)]);
   producer = await createEventProducer(bus);
   store = openSqliteObservationStore({ file: join(folder, 'observations.db') });
-  // experiment.observations holds every other test's reports: the fresh group starts at its
-  // current end (setting offsets joins the group: seconds per topic, so only where it pays).
   const groupId = uniqueName('test-persistence');
-  await bus.commitTopicEnds(groupId, [TOPICS.observations.name]);
   consumer = await startPersistenceConsumer({
     bus,
     producer,
     store,
+    topics: own,
     groupId,
     sessionTimeoutMs: 10_000,
     logger: logs.logger,
@@ -89,7 +89,7 @@ describe('persistence consumer', () => {
     const runningId = (running.payload as { event_id: string }).event_id;
     // A status of another trial under the same key comes last: once it is stored, so is the rest.
     const sentinel = uniqueName('sentinel');
-    await producer.publish(TOPICS.trialStatus.name, [
+    await producer.publish(own.trialStatus.name, [
       running,
       statusChanged(trial, 'EARLYSTOPPED'),
       statusChanged(trial, 'RUNNING', { eventId: runningId }),
@@ -107,7 +107,7 @@ describe('persistence consumer', () => {
 
   it('still applies experiment.observations', async () => {
     const trial = uniqueName('trial');
-    await producer.publish(TOPICS.observations.name, [
+    await producer.publish(own.observations.name, [
       {
         eventType: 'ObservationLogReported',
         key: trial,

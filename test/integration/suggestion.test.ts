@@ -11,7 +11,7 @@ import type { SuggestionClient } from '../../proto/gen/api/v1/beta1/Suggestion.t
 import type { ValidateAlgorithmSettingsRequest } from '../../proto/gen/api/v1/beta1/ValidateAlgorithmSettingsRequest.ts';
 import type { HealthClient } from '../../proto/gen/grpc/health/v1/Health.ts';
 import { HP_ALGORITHM_NAMES } from '../../services/experiment/suggestion/registry.ts';
-import { type ConsumedEvent, readTopic, TOPICS } from '../../shared/bus/index.ts';
+import { type ConsumedEvent, readTopic } from '../../shared/bus/index.ts';
 import { HEALTH_PROTO, loadPackageDefinition, lookupService } from '../../shared/grpc.ts';
 import { type ExperimentServer, startExperimentServer } from '../helpers/experiment-server.ts';
 import { openTestBus, uniqueName } from '../helpers/kafka.ts';
@@ -155,7 +155,7 @@ describe('Suggestion through the real server', () => {
     const seen: ConsumedEvent[] = [];
     try {
       const reader = await readTopic(bus, {
-        topic: TOPICS.suggestions.name,
+        topic: server.topics.suggestions.name,
         from: { time: before - 1_000 },
         until: 'end',
         key: name,

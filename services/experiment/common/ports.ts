@@ -155,11 +155,37 @@ export interface EarlyStoppingRuleView {
   readonly startStep: number;
 }
 
+/** One objective of an experiment: a metric and the direction it is optimised in. */
+export interface ObjectiveView {
+  readonly metricName: string;
+  readonly type: 'MAXIMIZE' | 'MINIMIZE';
+}
+
+/** One parameter of an experiment's search space, as Katib's ParameterSpec gives it (text as sent). */
+export interface SearchParameterView {
+  readonly name: string;
+  /** DOUBLE, INT, DISCRETE or CATEGORICAL. */
+  readonly parameterType: string;
+  readonly min: string;
+  readonly max: string;
+  readonly step: string;
+  readonly list: readonly string[];
+  /** Katib's Distribution name (LOG_UNIFORM, ...); '' when unspecified. */
+  readonly distribution: string;
+}
+
 export interface ExperimentView {
   readonly name: string;
   readonly algorithm: string;
   readonly objectiveMetric: string;
   readonly objectiveType: string;
+  /**
+   * Every objective, the first being the experiment's own: those of the algorithm setting
+   * `objectives` when it has one, else objectiveMetric alone; empty while no direction is known.
+   */
+  readonly objectives: readonly ObjectiveView[];
+  /** The search space as the last GetSuggestions request carried it; empty before one did (or for NAS). */
+  readonly parameters: readonly SearchParameterView[];
   readonly rules: readonly EarlyStoppingRuleView[];
   readonly trialCount: number;
   readonly createdAtMs: number;
@@ -227,6 +253,73 @@ export interface TrialSummary {
   readonly values: string[][];
 }
 
+/** Every trial of an experiment with its value of each objective asked for: what its front and importance read. */
+export interface TrialObjectiveValues {
+  /** In the trials' order. */
+  readonly names: string[];
+  readonly conditions: string[];
+  readonly assignments: Assignment[][];
+  /**
+   * Per objective (in the order asked), each trial's best value in that objective's direction (the
+   * highest when maximizing, the lowest when minimizing), from the store's summary of the metric;
+   * null when the trial reported no number for it.
+   */
+  readonly values: (number | null)[][];
+}
+
+/** The Pareto front of an experiment's counted trials (SUCCEEDED or EARLYSTOPPED, every objective reported). */
+export interface ParetoView {
+  readonly objectives: readonly ObjectiveView[];
+  /** Every counted trial in the trials' order: its rank (0 on the front) and its value of each objective. */
+  readonly trials: readonly {
+    readonly name: string;
+    readonly rank: number;
+    readonly values: readonly number[];
+  }[];
+  /** Names of the rank-0 trials: the experiment's best trials. */
+  readonly front: readonly string[];
+  /** The reference point, in the metrics' units; null when no trial counts and none was given. */
+  readonly reference: readonly number[] | null;
+  /** `query`: the one asked for; `default`: each objective's worst value plus 10% of its range. */
+  readonly referenceFrom: 'query' | 'default';
+  readonly hypervolume: number;
+}
+
+/** Each parameter's importance for each objective of an experiment. */
+export interface ImportanceView {
+  /** Counted trials inside the search space: what importance could learn from. */
+  readonly trials: number;
+  /** How many of them the forests learnt from: all, or a bounded sample drawn among them. */
+  readonly fittedOn: number;
+  /** Per objective, each parameter's share in the search space's order, summing to 1; null below two trials or without a search space. */
+  readonly objectives: readonly (ObjectiveView & {
+    readonly importances: readonly { readonly parameter: string; readonly importance: number }[] | null;
+  })[];
+}
+
+/**
+ * What the experiment page's objective views compute from the read model's trials (the suggestion
+ * feature's domain provides it; main.ts hands it to the web side). Synchronous and bounded in time.
+ */
+export interface ObjectiveAnalysis {
+  /** `reference`: one value per objective in the metrics' units (RangeError otherwise); undefined: the default point. */
+  front(
+    objectives: readonly ObjectiveView[],
+    trials: TrialObjectiveValues,
+    reference?: readonly number[],
+  ): ParetoView;
+  /**
+   * fANOVA importance; the answer for `experiment` is kept until the trials it learns from, their
+   * values, the objectives or the search space change, so asking again without change costs no forest.
+   */
+  importance(
+    experiment: string,
+    parameters: readonly SearchParameterView[],
+    objectives: readonly ObjectiveView[],
+    trials: TrialObjectiveValues,
+  ): ImportanceView;
+}
+
 /**
  * The read model of experiments and trials (kept by the persistence consumer, read by the web
  * side). Failures are `AppError`s: `UNAVAILABLE` when the database cannot answer or is closed.
@@ -239,6 +332,8 @@ export interface ReadModel {
   trialPage(experiment: string, query: TrialPageQuery): Promise<TrialPage>;
   /** The experiment's trials in columns; empty for an unknown experiment. */
   trialSummary(experiment: string): Promise<TrialSummary>;
+  /** The experiment's trials with their value of each objective; empty for an unknown experiment. */
+  trialObjectives(experiment: string, objectives: readonly ObjectiveView[]): Promise<TrialObjectiveValues>;
   trial(name: string): Promise<TrialView | undefined>;
   /** Names of the experiment's trials (for a live stream's filter). */
   trialNames(experiment: string): Promise<string[]>;

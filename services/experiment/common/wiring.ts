@@ -6,6 +6,7 @@ import type { Lifecycle } from '../../../shared/lifecycle.ts';
 import type { Logger, LogLevel } from '../../../shared/logger.ts';
 import type { RpcService } from '../../../shared/rpc/contract.ts';
 import type { Supervisor } from '../../../shared/supervisor.ts';
+import type { ExperimentTopics } from './bus-names.ts';
 
 export interface WiringDeps {
   readonly logger: Logger;
@@ -15,6 +16,8 @@ export interface WiringDeps {
   readonly producer: EventProducer;
   /** Restarts long-lived consumers; the process gives up when one cannot run again. */
   readonly supervisor: Supervisor;
+  /** The deployment's topic names (KAFKA_TOPIC_PREFIX before each): components take theirs from here. */
+  readonly topics: ExperimentTopics;
   /** How the threads (persistence, early stopping) open Kafka clients of their own. */
   readonly kafkaOfThreads: {
     readonly brokers: readonly string[];

@@ -2,7 +2,12 @@
 // functions from an event to the changes a store applies. (A trial's best objective comes from the
 // observation store's summary of the objective metric, kept as its logs are applied.)
 import type { TypedEvent } from '../../../schemas/gen/events.ts';
-import type { Assignment, EarlyStoppingRuleView } from '../common/ports.ts';
+import type {
+  Assignment,
+  EarlyStoppingRuleView,
+  ObjectiveView,
+  SearchParameterView,
+} from '../common/ports.ts';
 
 /** One change to the read model; applying the same change again leaves the same state. */
 export type ReadModelChange =
@@ -15,6 +20,10 @@ export type ReadModelChange =
       readonly objectiveType: string;
       /** Undefined leaves the rules unchanged. */
       readonly rules?: readonly EarlyStoppingRuleView[];
+      /** The `objectives` setting's; undefined leaves them unchanged. */
+      readonly objectives?: readonly ObjectiveView[];
+      /** The search space; undefined leaves it unchanged. */
+      readonly parameters?: readonly SearchParameterView[];
       readonly atMs: number;
     }
   | {
@@ -44,6 +53,27 @@ export function readModelChanges(event: TypedEvent<Date | number>): ReadModelCha
           algorithm: p.algorithm_name,
           objectiveMetric: p.objective_metric,
           objectiveType: p.objective_type === 'UNKNOWN' ? '' : p.objective_type,
+          // Events before v4 (read with empty lists) and NAS requests leave what is known.
+          ...(p.objectives.length === 0
+            ? {}
+            : {
+                objectives: p.objectives.flatMap((o) =>
+                  o.type === 'UNKNOWN' ? [] : [{ metricName: o.metric_name, type: o.type }],
+                ),
+              }),
+          ...(p.parameters.length === 0
+            ? {}
+            : {
+                parameters: p.parameters.map((x) => ({
+                  name: x.name,
+                  parameterType: x.parameter_type,
+                  min: x.min,
+                  max: x.max,
+                  step: x.step,
+                  list: x.list,
+                  distribution: x.distribution,
+                })),
+              }),
           atMs,
         },
       ];
@@ -95,6 +125,22 @@ export function readModelChanges(event: TypedEvent<Date | number>): ReadModelCha
             }),
           ),
       ];
+    }
+    case 'TrialsCreated': {
+      // The trial controller's own trials (experiments without Kubernetes): their parameters are
+      // known from here, before any GetSuggestions request lists them (the last ones never are).
+      const p = event.payload;
+      if (p.experiment_name === '') return [];
+      const atMs = ms(p.occurred_at);
+      return p.trials.map(
+        (t): ReadModelChange => ({
+          kind: 'trial',
+          name: t.name,
+          experiment: p.experiment_name,
+          assignments: t.assignments,
+          atMs,
+        }),
+      );
     }
     case 'TrialStatusChanged': {
       // The status itself is the observation store's (trial_statuses, written in the same batch):

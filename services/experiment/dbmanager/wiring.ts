@@ -1,7 +1,6 @@
 // The dbmanager feature's wiring: the observation store (with its watch and the read model), the
 // persistence consumer that fills it, the admission that holds reports while it is behind, the read
 // barriers, and the api.v1.beta1.DBManager service.
-import { TOPICS } from '../../../shared/bus/index.ts';
 import { systemClock } from '../../../shared/clock.ts';
 import { lookupService } from '../../../shared/grpc.ts';
 import { protoService } from '../../../shared/rpc/proto-service.ts';
@@ -80,7 +79,7 @@ export async function openObservations(
   const admission =
     persistence && options.admission
       ? createIngestAdmission({
-          topic: TOPICS.observations.name,
+          topic: deps.topics.observations.name,
           budgetMs: options.admission.budgetMs,
           maxWaitMs: options.admission.maxWaitMs,
           now: () => systemClock.now(),
@@ -105,6 +104,7 @@ export async function openObservations(
       return started;
     };
     const consumer = {
+      topics: deps.topics,
       groupId: persistence.groupId,
       sessionTimeoutMs: persistence.sessionTimeoutMs,
       batchWaitMs: persistence.batchWaitMs,
@@ -164,7 +164,7 @@ export async function openObservations(
 
 /** api.v1.beta1.DBManager: ReportObservationLog read from its bytes, GetObservationLog written as the store reads. */
 export function wireDbManager(
-  deps: Pick<WiringDeps, 'producer'>,
+  deps: Pick<WiringDeps, 'producer' | 'topics'>,
   observations: Observations,
   api: Parameters<typeof lookupService>[0],
 ): HostedFeature {
@@ -176,7 +176,8 @@ export function wireDbManager(
       unary: createDbManagerHandlers({
         producer: deps.producer,
         store: observations.store,
-        barrier: observations.barrierFor(TOPICS.observations.name),
+        topic: deps.topics.observations.name,
+        barrier: observations.barrierFor(deps.topics.observations.name),
         ...(observations.admission ? { admission: observations.admission } : {}),
         clock: systemClock,
       }),

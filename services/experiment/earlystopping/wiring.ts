@@ -1,6 +1,5 @@
 // The early-stopping feature's wiring: the api.v1.beta1.EarlyStopping service (rules from the store
 // behind the read barriers, or from a remote DBManager) and the early-stopping judge.
-import { TOPICS } from '../../../shared/bus/index.ts';
 import { systemClock } from '../../../shared/clock.ts';
 import { lookupService } from '../../../shared/grpc.ts';
 import { protoService } from '../../../shared/rpc/proto-service.ts';
@@ -15,7 +14,7 @@ import { createRemoteCurves } from './adapters/remote-curves.ts';
 export const EARLY_STOPPING_JUDGE = 'early-stopping judge';
 
 export function wireEarlyStopping(
-  deps: Pick<WiringDeps, 'producer' | 'lifecycle'>,
+  deps: Pick<WiringDeps, 'producer' | 'lifecycle' | 'topics'>,
   observations: { readonly store: ObservationStore; barrierFor(topic: string): ReadBarrier },
   options: { readonly dbManagerDeadlineMs: number },
   api: Parameters<typeof lookupService>[0],
@@ -27,8 +26,9 @@ export function wireEarlyStopping(
       unary: createEarlyStoppingHandlers({
         producer: deps.producer,
         store: observations.store,
-        observationsBarrier: observations.barrierFor(TOPICS.observations.name),
-        statusBarrier: observations.barrierFor(TOPICS.trialStatus.name),
+        topics: deps.topics,
+        observationsBarrier: observations.barrierFor(deps.topics.observations.name),
+        statusBarrier: observations.barrierFor(deps.topics.trialStatus.name),
         remoteCurves: remote.reader,
         clock: systemClock,
       }),
@@ -51,7 +51,7 @@ export async function startJudge(deps: WiringDeps, options: JudgeOptions): Promi
   await deps.supervisor.supervise(EARLY_STOPPING_JUDGE, () =>
     thread
       ? startJudgeThread({
-          config: { kafka: deps.kafkaOfThreads, ...judge, logLevel: deps.logLevel },
+          config: { kafka: deps.kafkaOfThreads, topics: deps.topics, ...judge, logLevel: deps.logLevel },
           logger: deps.logger,
           registry: deps.registry,
           stopDeadlineMs: deps.shutdownDeadlineMs / 2,
@@ -59,6 +59,7 @@ export async function startJudge(deps: WiringDeps, options: JudgeOptions): Promi
       : startEarlyStoppingJudge({
           bus: deps.bus,
           producer: deps.producer,
+          topics: deps.topics,
           clock: systemClock,
           logger: deps.logger,
           ...judge,

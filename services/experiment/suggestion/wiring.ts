@@ -28,13 +28,14 @@ export async function wireSuggestion(
   options: SuggestionOptions,
   api: Parameters<typeof lookupService>[0],
 ): Promise<HostedFeature> {
-  const { bus, producer, logger, registry, lifecycle, supervisor } = deps;
+  const { bus, producer, logger, registry, lifecycle, supervisor, topics } = deps;
   // Restarted as a whole (it rebuilds from its topic): the handlers keep asking the current one.
   let following: KafkaControllerStateStore | undefined;
   await supervisor.supervise(SUGGESTION_FOLLOWER, async () => {
     following = await openKafkaControllerStateStore({
       bus,
       producer,
+      topic: topics.nasControllerState.name,
       clock: systemClock,
       logger,
       catchUpTimeoutMs: options.catchUpTimeoutMs,
@@ -54,6 +55,7 @@ export async function wireSuggestion(
     service: protoService(definition, {
       unary: createSuggestionHandlers({
         producer,
+        topic: topics.suggestions.name,
         clock: systemClock,
         logger,
         registry,

@@ -1,4 +1,4 @@
-// What the live page is shown of each event on the four topics it follows.
+// What the live page is shown of each event on the topics it follows.
 import type { ConsumedEvent } from '../../../shared/bus/index.ts';
 
 export interface LiveMessage {
@@ -9,7 +9,7 @@ export interface LiveMessage {
   readonly data: unknown;
 }
 
-/** What an event of the four topics shows a live page; undefined for events it does not show. */
+/** What an event of those topics shows a live page; undefined for events it does not show. */
 export function toLiveMessage(event: ConsumedEvent): LiveMessage | undefined {
   switch (event.eventType) {
     case 'ObservationLogReported': {
@@ -67,6 +67,16 @@ export function toLiveMessage(event: ConsumedEvent): LiveMessage | undefined {
         experiment: p.experiment_name,
         trial: undefined,
         data: { experiment: p.experiment_name, trials: p.trials.map((t) => t.name).filter((n) => n !== '') },
+      };
+    }
+    case 'TrialsCreated': {
+      // The trial controller's new trials, as soon as they exist.
+      const p = event.payload;
+      return {
+        type: 'trials',
+        experiment: p.experiment_name,
+        trial: undefined,
+        data: { experiment: p.experiment_name, trials: p.trials.map((t) => t.name) },
       };
     }
     default:

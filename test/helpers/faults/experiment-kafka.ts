@@ -1,12 +1,14 @@
 // The experiment service losing Kafka as an operator would, as scenarios that return what happened:
 // `test/integration/kafka-cluster.test.ts` asserts the behaviour, `bench/faults.ts` prints the
-// figures beside their goals. Nothing here asserts or bounds a time.
+// figures beside their goals. Nothing here asserts or bounds a time. The topics are the test
+// file's own (test/helpers/file-topics.ts; a bench's are the service's own), as its servers name them.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { toReportedEvent } from '../../../services/experiment/dbmanager/observation-events.ts';
-import { createEventProducer, readTopic, TOPICS } from '../../../shared/bus/index.ts';
+import { createEventProducer, readTopic } from '../../../shared/bus/index.ts';
 import { experiment, param, request, trial } from '../../unit/experiment/suggestion/fixtures.ts';
 import { type ExperimentServer, startExperimentServer } from '../experiment-server.ts';
+import { fileTopics } from '../file-topics.ts';
 import { uniqueName } from '../kafka.ts';
 import { CLUSTER_NODES, type KafkaCluster } from '../kafka-cluster.ts';
 import { type CallOutcome, createKatibCalls, type KatibCalls } from '../katib-calls.ts';
@@ -49,7 +51,7 @@ async function onTopic(cluster: KafkaCluster, missing: { trial: string; step: nu
   const wanted = new Set(missing.map((m) => `${m.trial}/${m.step}`));
   const found: string[] = [];
   const reader = await readTopic(cluster.bus, {
-    topic: TOPICS.observations.name,
+    topic: fileTopics().observations.name,
     from: 'beginning',
     until: 'end',
     onEvent: (event) => {
@@ -125,12 +127,12 @@ export async function killBusiestBroker(
     }
     await sleep(50);
   }
-  const victim = await cluster.busiestLeader(TOPICS.observations.name);
+  const victim = await cluster.busiestLeader(fileTopics().observations.name);
   killedAt = performance.now();
   cluster.kill(victim);
   await sleep(10_000);
   cluster.startMissing();
-  await cluster.waitForFullIsr(TOPICS.observations.name, 180_000);
+  await cluster.waitForFullIsr(fileTopics().observations.name, 180_000);
   syncedAt = performance.now();
   const ceiling = syncedAt + (options.recoveryCeilingMs ?? 60_000);
   while (okAfterSync.size < trials.length && performance.now() < ceiling) await sleep(100);
@@ -309,7 +311,7 @@ export async function publishObservationBacklog(cluster: KafkaCluster, events = 
   const logs = Array.from({ length: 100 }, (_, k) => logAt(k));
   for (let sent = 0; sent < events; sent += 500)
     await producer.publish(
-      TOPICS.observations.name,
+      fileTopics().observations.name,
       Array.from({ length: 500 }, (_, i) => {
         const name = `backlog-${(sent + i) % 1_000}`;
         const payload = toReportedEvent(
@@ -320,7 +322,7 @@ export async function publishObservationBacklog(cluster: KafkaCluster, events = 
       }),
     );
   await producer.disconnect();
-  return (await cluster.bus.watermarks(TOPICS.observations.name)).reduce(
+  return (await cluster.bus.watermarks(fileTopics().observations.name)).reduce(
     (n, w) => n + Number(w.high - w.low),
     0,
   );

@@ -4,13 +4,16 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startHeldRun } from '../../../services/experiment/runner/adapters/held-run.ts';
 import type { MetricLog } from '../../../services/experiment/runner/metrics-lines.ts';
+import { ALGORITHMS } from '../../../services/experiment/suggestion/registry.ts';
+import { prepareExperiment } from '../../../services/experiment/suggestion/suggest.ts';
 import { readExperiment } from '../../../services/experiment/trials/definition/read-experiment.ts';
 import { trialRunSpec } from '../../../services/experiment/trials/definition/trial-run-spec.ts';
+import { experimentMessage } from '../../../services/experiment/trials/katib-requests.ts';
 import { systemClock } from '../../../shared/clock.ts';
 import { silentLogger } from '../../../shared/logger.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
-const EXAMPLES = ['random', 'tpe', 'medianstop'] as const;
+const EXAMPLES = ['random', 'tpe', 'cmaes', 'hyperband', 'medianstop'] as const;
 const ASSIGNMENTS = [
   { name: 'lr', value: '0.03' },
   { name: 'momentum', value: '0.9' },
@@ -24,6 +27,18 @@ describe('the example experiments', () => {
     const result = read(name);
     expect(result.ok ? [] : result.problems).toEqual([]);
   });
+
+  it.each(EXAMPLES)(
+    '%s: its algorithm takes its settings and search space (as GetSuggestions checks them)',
+    (name) => {
+      const result = read(name);
+      if (!result.ok) throw new Error(`${name} does not read`);
+      const { definition } = result;
+      const message = experimentMessage({ name } as never, definition, definition.algorithm.settings);
+      // The message as the controller sends it is the request's output shape once decoded.
+      expect(() => prepareExperiment(message as never, ALGORITHMS)).not.toThrow();
+    },
+  );
 
   it('medianstop stops early with medianstop', () => {
     const result = read('medianstop');

@@ -6,7 +6,6 @@ import type { GetObservationLogRequest__Output } from '../../../../proto/gen/api
 import type { ReportObservationLogReply } from '../../../../proto/gen/api/v1/beta1/ReportObservationLogReply.ts';
 import type { ReportObservationLogRequest__Output } from '../../../../proto/gen/api/v1/beta1/ReportObservationLogRequest.ts';
 import type { EventProducer } from '../../../../shared/bus/index.ts';
-import { TOPICS } from '../../../../shared/bus/index.ts';
 import type { Clock } from '../../../../shared/clock.ts';
 import { toKatibTime } from '../../../../shared/rfc3339.ts';
 import type { UnaryHandler } from '../../../../shared/rpc/contract.ts';
@@ -22,13 +21,13 @@ import { isParsedReport, type ReportRequest } from './report-request.ts';
 export interface DbManagerDeps {
   readonly producer: Pick<EventProducer, 'publish' | 'publishEncoded' | 'schemaHeader'>;
   readonly store: Pick<ObservationStore, 'scan'>;
+  /** experiment.observations (after KAFKA_TOPIC_PREFIX): where reports and deletions go. */
+  readonly topic: string;
   readonly barrier: ReadBarrier;
   /** Holds reports back while the persistence consumer is behind (none: never). */
   readonly admission?: Pick<IngestAdmission, 'admit'>;
   readonly clock: Clock;
 }
-
-const TOPIC = TOPICS.observations.name;
 
 export interface DbManagerHandlers {
   readonly ReportObservationLog: UnaryHandler<
@@ -44,7 +43,7 @@ export interface DbManagerHandlers {
 
 /** api.v1.beta1.DBManager: writes go to Kafka (answered once acknowledged), reads behind the barrier. */
 export function createDbManagerHandlers(deps: DbManagerDeps): DbManagerHandlers {
-  const { producer, store, barrier, admission, clock } = deps;
+  const { producer, store, topic, barrier, admission, clock } = deps;
   const header = producer.schemaHeader('ObservationLogReported', REPORTED_EVENT_VERSION);
   return {
     async ReportObservationLog(received, { correlationId }) {
@@ -56,7 +55,7 @@ export function createDbManagerHandlers(deps: DbManagerDeps): DbManagerHandlers 
         // Most reports go from their bytes to the event's bytes (report-event.ts).
         const event = encodeReportedEvent(received, ids, header);
         if (event !== undefined) {
-          await producer.publishEncoded(TOPIC, [
+          await producer.publishEncoded(topic, [
             {
               eventType: 'ObservationLogReported',
               key: event.trialName,
@@ -70,7 +69,7 @@ export function createDbManagerHandlers(deps: DbManagerDeps): DbManagerHandlers 
         request = received.generic(received.bytes) as ReportObservationLogRequest__Output;
       } else request = received;
       const payload = toReportedEvent(request, ids);
-      await producer.publish(TOPIC, [
+      await producer.publish(topic, [
         {
           eventType: 'ObservationLogReported',
           key: request.trial_name,
@@ -91,7 +90,7 @@ export function createDbManagerHandlers(deps: DbManagerDeps): DbManagerHandlers 
     },
     async DeleteObservationLog(request, { correlationId }) {
       const payload = toDeletedEvent(request.trial_name, { eventId: randomUUID(), now: clock.now() });
-      await producer.publish(TOPIC, [
+      await producer.publish(topic, [
         {
           eventType: 'ObservationLogDeleted',
           key: request.trial_name,

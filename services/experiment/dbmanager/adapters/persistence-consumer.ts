@@ -4,16 +4,20 @@ import {
   type EventConsumer,
   type EventProducer,
   startEventConsumer,
-  TOPICS,
 } from '../../../../shared/bus/index.ts';
 import type { Logger } from '../../../../shared/logger.ts';
+import type { ExperimentTopics } from '../../common/bus-names.ts';
 import type { ObservationStore } from '../../common/ports.ts';
 import { toChange } from '../observation-events.ts';
 import { readModelChanges } from '../read-model.ts';
 import { rebuildReadModelIfEmpty } from './read-model-rebuild.ts';
 import type { ReadModelStore } from './read-model-store.ts';
 
-const STORED_TOPICS: ReadonlySet<string> = new Set([TOPICS.observations.name, TOPICS.trialStatus.name]);
+/** What the persistence consumer reads (the read model's topics only with a read model). */
+export type PersistenceTopics = Pick<
+  ExperimentTopics,
+  'observations' | 'trialStatus' | 'suggestions' | 'earlyStoppingRules' | 'experiments'
+>;
 
 /**
  * The persistence consumer: applies experiment.observations and experiment.trial-status to the
@@ -27,6 +31,8 @@ export async function startPersistenceConsumer(deps: {
   producer: EventProducer;
   store: ObservationStore;
   readModel?: ReadModelStore | undefined;
+  /** The deployment's topic names (KAFKA_TOPIC_PREFIX). */
+  topics: PersistenceTopics;
   groupId: string;
   sessionTimeoutMs: number;
   logger: Logger;
@@ -43,12 +49,14 @@ export async function startPersistenceConsumer(deps: {
   /** Rebuild the read model from the topics first when it is empty (READ_MODEL_REBUILD). */
   rebuildReadModel?: boolean;
 }): Promise<EventConsumer> {
-  const { store, readModel } = deps;
+  const { store, readModel, topics } = deps;
+  const storedTopics: ReadonlySet<string> = new Set([topics.observations.name, topics.trialStatus.name]);
   if (readModel && deps.rebuildReadModel)
     await rebuildReadModelIfEmpty({
       readModel,
       store,
       bus: deps.bus,
+      topics,
       persistenceGroup: deps.groupId,
       logger: deps.logger,
     });
@@ -58,9 +66,11 @@ export async function startPersistenceConsumer(deps: {
     logger: deps.logger.child({ component: 'persistence' }),
     groupId: deps.groupId,
     topics: [
-      TOPICS.observations.name,
-      TOPICS.trialStatus.name,
-      ...(readModel ? [TOPICS.suggestions.name, TOPICS.earlyStoppingRules.name] : []),
+      topics.observations.name,
+      topics.trialStatus.name,
+      ...(readModel
+        ? [topics.suggestions.name, topics.earlyStoppingRules.name, topics.experiments.name]
+        : []),
     ],
     maxBatchEvents: 1_000,
     handleTogether: true,
@@ -70,7 +80,7 @@ export async function startPersistenceConsumer(deps: {
     sessionTimeoutMs: deps.sessionTimeoutMs,
     ...(deps.registry ? { registry: deps.registry } : {}),
     handle: async (events) => {
-      const stored = events.filter((e) => STORED_TOPICS.has(e.topic));
+      const stored = events.filter((e) => storedTopics.has(e.topic));
       if (stored.length > 0) await store.apply(stored.map(toChange));
       if (readModel) {
         const changes = events.flatMap((e) => readModelChanges(e));

@@ -71,6 +71,7 @@ await runComponentThread<FromThread>({
       producer,
       store,
       ...(readModel ? { readModel } : {}),
+      topics: config.topics,
       groupId: config.groupId,
       sessionTimeoutMs: config.sessionTimeoutMs,
       batchWaitMs: config.batchWaitMs,

@@ -3,6 +3,7 @@
 import type { Failpoint, KafkaClientName } from '../../../../shared/bus/index.ts';
 import type { LogLevel } from '../../../../shared/logger.ts';
 import type { ObservationStoreConfig } from './observation-store-config.ts';
+import type { PersistenceTopics } from './persistence-consumer.ts';
 
 /** Everything the thread needs to run the persistence consumer on its own connections. */
 export interface PersistenceThreadConfig {
@@ -16,6 +17,7 @@ export interface PersistenceThreadConfig {
   /** Keep the read model (and rebuild it from the topics when it is empty). */
   readonly readModel: boolean;
   readonly rebuildReadModel: boolean;
+  readonly topics: PersistenceTopics;
   readonly groupId: string;
   readonly sessionTimeoutMs: number;
   /** After each batch, how long the next fetch waits (PERSISTENCE_BATCH_WAIT_MS). */

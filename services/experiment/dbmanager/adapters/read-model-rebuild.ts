@@ -2,21 +2,20 @@
 // is rebuilt from those topics up to the commits (what the persistence consumer will not read
 // again); the consumer then goes on from its commits. Trial statuses are the observation store's
 // (the read model shows them from there): they go back into the store, which skips any it has.
-import { type Bus, type ConsumedEvent, readTopic, TOPICS } from '../../../../shared/bus/index.ts';
+import { type Bus, type ConsumedEvent, readTopic } from '../../../../shared/bus/index.ts';
 import type { Logger } from '../../../../shared/logger.ts';
+import type { ExperimentTopics } from '../../common/bus-names.ts';
 import type { ObservationChange, ObservationStore } from '../../common/ports.ts';
 import { toChange } from '../observation-events.ts';
 import { type ReadModelChange, readModelChanges, SuggestionsFold } from '../read-model.ts';
 import type { ReadModelStore } from './read-model-store.ts';
-
-/** Topics the read model is made of (observations count through the observation store itself). */
-const READ_MODEL_TOPICS = [TOPICS.suggestions.name, TOPICS.earlyStoppingRules.name, TOPICS.trialStatus.name];
 
 /** Rebuilds the read model when it is empty; call it before the persistence consumer starts. */
 export async function rebuildReadModelIfEmpty(deps: {
   readModel: ReadModelStore;
   store: Pick<ObservationStore, 'apply'>;
   bus: Bus;
+  topics: Pick<ExperimentTopics, 'suggestions' | 'experiments' | 'earlyStoppingRules' | 'trialStatus'>;
   persistenceGroup: string;
   logger: Logger;
 }): Promise<void> {
@@ -24,9 +23,11 @@ export async function rebuildReadModelIfEmpty(deps: {
   const stores = { readModel: deps.readModel, store: deps.store };
   if (!(await deps.readModel.isEmpty())) return;
   const started = performance.now();
-  // One topic after another, suggestions first: trials take their order from the requests.
+  // The topics the read model is made of (observations count through the observation store itself),
+  // one after another, suggestions first: trials take their order from the requests.
+  const { suggestions, experiments, earlyStoppingRules, trialStatus } = deps.topics;
   let events = 0;
-  for (const topic of READ_MODEL_TOPICS)
+  for (const topic of [suggestions.name, experiments.name, earlyStoppingRules.name, trialStatus.name])
     events += await rebuildFrom(bus, topic, deps.persistenceGroup, stores);
   if (events > 0)
     logger.info(

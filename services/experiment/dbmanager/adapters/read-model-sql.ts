@@ -43,22 +43,32 @@ const POSTGRES_DIALECT: SqlDialect = {
 
 // read_trials' reason, message and status_at_ms are no longer written (a trial's status is read
 // from the observation store's trial_statuses); they stay so that databases made before still open.
+// read_experiments' objectives and parameters (JSON) came later: a table made before gets them.
 const SQLITE_TABLES = `
   CREATE TABLE IF NOT EXISTS read_experiments (
     name TEXT PRIMARY KEY, algorithm TEXT NOT NULL, objective_metric TEXT NOT NULL,
     objective_type TEXT NOT NULL, rules TEXT NOT NULL,
-    created_at_ms INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL);
+    created_at_ms INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL,
+    objectives TEXT NOT NULL DEFAULT '[]', parameters TEXT NOT NULL DEFAULT '[]');
   CREATE TABLE IF NOT EXISTS read_trials (
     id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, experiment TEXT NOT NULL,
     assignments TEXT NOT NULL, condition TEXT NOT NULL, reason TEXT NOT NULL, message TEXT NOT NULL,
     status_at_ms INTEGER, created_at_ms INTEGER NOT NULL);
   CREATE INDEX IF NOT EXISTS read_trials_experiment ON read_trials (experiment, id);`;
 
+/** Columns of read_experiments added after its first release, each JSON text, '[]' by default. */
+const LATER_EXPERIMENT_COLUMNS = ['objectives', 'parameters'] as const;
+
 const postgresTables = (s: string): string[] => [
   `CREATE TABLE IF NOT EXISTS ${s}.read_experiments (
     name TEXT PRIMARY KEY, algorithm TEXT NOT NULL, objective_metric TEXT NOT NULL,
     objective_type TEXT NOT NULL, rules TEXT NOT NULL,
-    created_at_ms BIGINT NOT NULL, updated_at_ms BIGINT NOT NULL)`,
+    created_at_ms BIGINT NOT NULL, updated_at_ms BIGINT NOT NULL,
+    objectives TEXT NOT NULL DEFAULT '[]', parameters TEXT NOT NULL DEFAULT '[]')`,
+  ...LATER_EXPERIMENT_COLUMNS.map(
+    (column) =>
+      `ALTER TABLE ${s}.read_experiments ADD COLUMN IF NOT EXISTS ${column} TEXT NOT NULL DEFAULT '[]'`,
+  ),
   `CREATE TABLE IF NOT EXISTS ${s}.read_trials (
     id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE, experiment TEXT NOT NULL,
     assignments TEXT NOT NULL, condition TEXT NOT NULL, reason TEXT NOT NULL, message TEXT NOT NULL,
@@ -72,6 +82,12 @@ export function openSqliteReadModelSql(file: string): { sql: Sql; prefix: string
   const db = new DatabaseSync(file);
   db.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL;');
   db.exec(SQLITE_TABLES);
+  const columns = new Set(
+    (db.prepare('PRAGMA table_info(read_experiments)').all() as { name: string }[]).map((c) => c.name),
+  );
+  for (const column of LATER_EXPERIMENT_COLUMNS)
+    if (!columns.has(column))
+      db.exec(`ALTER TABLE read_experiments ADD COLUMN ${column} TEXT NOT NULL DEFAULT '[]'`);
   // What POSTGRES_DIALECT.number does with a regular expression (SQLite has none).
   db.function('finite_number', { deterministic: true }, (text) =>
     typeof text === 'string' ? (metricNumber(text) ?? null) : null,

@@ -5,8 +5,10 @@
 import type {
   EarlyStoppingRuleView,
   ExperimentView,
+  ObjectiveView,
   ObservationStore,
   ReadModel,
+  SearchParameterView,
 } from '../../common/ports.ts';
 import type { ReadModelChange } from '../read-model.ts';
 import { openPostgresReadModelSql, openSqliteReadModelSql, type Sql } from './read-model-sql.ts';
@@ -59,16 +61,28 @@ interface ExperimentRow {
   objective_metric: string;
   objective_type: string;
   rules: string;
+  objectives: string;
+  parameters: string;
   created_at_ms: number | string;
   updated_at_ms: number | string;
   trial_count: number | string;
+}
+
+/** The stored objectives, else the experiment's objective alone when its direction is known. */
+function objectivesOf(r: ExperimentRow): ObjectiveView[] {
+  const listed = JSON.parse(r.objectives) as ObjectiveView[];
+  if (listed.length > 0) return listed;
+  const type = r.objective_type;
+  return r.objective_metric !== '' && (type === 'MAXIMIZE' || type === 'MINIMIZE')
+    ? [{ metricName: r.objective_metric, type }]
+    : [];
 }
 
 function readModel(sql: Sql, p: string): ReadModelStore {
   const E = `${p}read_experiments`;
   const T = `${p}read_trials`;
   const experimentSelect = `SELECT e.name, e.algorithm, e.objective_metric, e.objective_type, e.rules,
-      e.created_at_ms, e.updated_at_ms,
+      e.objectives, e.parameters, e.created_at_ms, e.updated_at_ms,
       (SELECT count(*) FROM ${T} t WHERE t.experiment = e.name) AS trial_count
     FROM ${E} e`;
   const toExperiment = (r: ExperimentRow): ExperimentView => ({
@@ -76,6 +90,8 @@ function readModel(sql: Sql, p: string): ReadModelStore {
     algorithm: r.algorithm,
     objectiveMetric: r.objective_metric,
     objectiveType: r.objective_type,
+    objectives: objectivesOf(r),
+    parameters: JSON.parse(r.parameters) as SearchParameterView[],
     rules: JSON.parse(r.rules) as EarlyStoppingRuleView[],
     trialCount: Number(r.trial_count),
     createdAtMs: Number(r.created_at_ms),
@@ -85,13 +101,16 @@ function readModel(sql: Sql, p: string): ReadModelStore {
     switch (c.kind) {
       case 'experiment':
         await tx.run(
-          `INSERT INTO ${E} (name, algorithm, objective_metric, objective_type, rules, created_at_ms, updated_at_ms)
-           VALUES ($1, $2, $3, $4, $5, $6, $6)
+          `INSERT INTO ${E} (name, algorithm, objective_metric, objective_type, rules, created_at_ms, updated_at_ms,
+             objectives, parameters)
+           VALUES ($1, $2, $3, $4, $5, $6, $6, $8, $9)
            ON CONFLICT (name) DO UPDATE SET
              algorithm = CASE WHEN excluded.algorithm <> '' THEN excluded.algorithm ELSE ${E}.algorithm END,
              objective_metric = CASE WHEN excluded.objective_metric <> '' THEN excluded.objective_metric ELSE ${E}.objective_metric END,
              objective_type = CASE WHEN excluded.objective_type <> '' THEN excluded.objective_type ELSE ${E}.objective_type END,
              rules = CASE WHEN $7 = 1 THEN excluded.rules ELSE ${E}.rules END,
+             objectives = CASE WHEN $10 = 1 THEN excluded.objectives ELSE ${E}.objectives END,
+             parameters = CASE WHEN $11 = 1 THEN excluded.parameters ELSE ${E}.parameters END,
              updated_at_ms = CASE WHEN excluded.updated_at_ms > ${E}.updated_at_ms THEN excluded.updated_at_ms ELSE ${E}.updated_at_ms END,
              created_at_ms = CASE WHEN excluded.created_at_ms < ${E}.created_at_ms THEN excluded.created_at_ms ELSE ${E}.created_at_ms END`,
           [
@@ -102,6 +121,10 @@ function readModel(sql: Sql, p: string): ReadModelStore {
             JSON.stringify(c.rules ?? []),
             c.atMs,
             c.rules !== undefined ? 1 : 0,
+            JSON.stringify(c.objectives ?? []),
+            JSON.stringify(c.parameters ?? []),
+            c.objectives !== undefined ? 1 : 0,
+            c.parameters !== undefined ? 1 : 0,
           ],
         );
         return;

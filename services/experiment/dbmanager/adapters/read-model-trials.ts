@@ -4,7 +4,9 @@
 // what its sort and filters need; the page's rows then get the rest by id.
 import type {
   Assignment,
+  ObjectiveView,
   ReadModel,
+  TrialObjectiveValues,
   TrialPage,
   TrialPageQuery,
   TrialSummary,
@@ -52,7 +54,7 @@ const bestColumn = (objectiveType: string) =>
 export function trialQueries(
   sql: Sql,
   p: string,
-): Pick<ReadModel, 'trialPage' | 'trialSummary' | 'trial' | 'trialNames'> {
+): Pick<ReadModel, 'trialPage' | 'trialSummary' | 'trialObjectives' | 'trial' | 'trialNames'> {
   const { dialect } = sql;
   const T = `${p}read_trials`;
   const statusJoin = `LEFT JOIN ${p}trial_statuses s ON s.trial_name = t.name`;
@@ -153,6 +155,35 @@ export function trialQueries(
         best: rows.map((r) => (r.best === null ? null : Number(r.best))),
         parameters,
         values,
+      };
+    },
+
+    trialObjectives: async (experiment, objectives): Promise<TrialObjectiveValues> => {
+      // One join per objective, each through metric_series' primary key (trial, metric).
+      const joins = objectives.map(
+        (_, k) =>
+          `LEFT JOIN ${p}metric_series m${k} ON m${k}.trial_name = t.name AND m${k}.metric_name = $${k + 2}`,
+      );
+      const columns = objectives.map(
+        (o: ObjectiveView, k) => `m${k}.${o.type === 'MAXIMIZE' ? 'max_value' : 'min_value'} AS v${k}`,
+      );
+      const rows = await sql.all<
+        Pick<TrialRow, 'name' | 'condition' | 'assignments'> & Record<string, unknown>
+      >(
+        `SELECT t.name, COALESCE(s.condition, t.condition) AS condition, t.assignments${columns.map((c) => `, ${c}`).join('')}
+         FROM ${T} t ${statusJoin} ${joins.join(' ')} WHERE t.experiment = $1 ORDER BY t.id`,
+        [experiment, ...objectives.map((o) => o.metricName)],
+      );
+      return {
+        names: rows.map((r) => r.name),
+        conditions: rows.map((r) => r.condition),
+        assignments: rows.map((r) => JSON.parse(r.assignments) as Assignment[]),
+        values: objectives.map((_, k) =>
+          rows.map((r) => {
+            const v = r[`v${k}`];
+            return v === null || v === undefined ? null : Number(v);
+          }),
+        ),
       };
     },
 

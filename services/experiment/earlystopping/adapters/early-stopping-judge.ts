@@ -10,16 +10,11 @@
 // It commits no offsets: its state lives in memory and is rebuilt by reading the topics again.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import {
-  type Bus,
-  type EventProducer,
-  readTopic,
-  TOPICS,
-  type TopicReader,
-} from '../../../../shared/bus/index.ts';
+import { type Bus, type EventProducer, readTopic, type TopicReader } from '../../../../shared/bus/index.ts';
 import type { Clock } from '../../../../shared/clock.ts';
 import { beforeDeadline } from '../../../../shared/deadline.ts';
 import type { Logger } from '../../../../shared/logger.ts';
+import type { ExperimentTopics } from '../../common/bus-names.ts';
 import { EARLY_STOPPED, earlyStoppedEventId, earlyStoppedPayload } from '../requests.ts';
 import { createTracker, type Judgement, type RecordedRung, type StopDecision } from '../tracker.ts';
 import { rungRecordedEvent, toRecordedRung, toRulesIssued } from './rules-events.ts';
@@ -29,11 +24,15 @@ const RUNNING_TRIALS = 'experiment_early_stopping_running_trials';
 /** How long a start may take to read the whole rules and status topics before judging anything. */
 const STARTUP_CATCH_UP_MS = 120_000;
 
+export type JudgeTopics = Pick<ExperimentTopics, 'observations' | 'trialStatus' | 'earlyStoppingRules'>;
+
 export interface EarlyStoppingJudgeOptions {
   readonly bus: Bus;
   readonly producer: Pick<EventProducer, 'publish'>;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The topics it reads and writes (KAFKA_TOPIC_PREFIX before their names). */
+  readonly topics: JudgeTopics;
   /** Consumer group sharing experiment.observations among instances (by trial partition). */
   readonly groupId: string;
   readonly sessionTimeoutMs: number;
@@ -99,7 +98,7 @@ export async function startEarlyStoppingJudge(
   // reporting until its pod is gone, so reports inside the window can follow a stop published
   // before it, and judging them without that stop would publish a second one.
   const statusReader = await readTopic(bus, {
-    topic: TOPICS.trialStatus.name,
+    topic: options.topics.trialStatus.name,
     from: 'beginning',
     until: 'follow',
     sessionTimeoutMs: options.sessionTimeoutMs,
@@ -136,7 +135,7 @@ export async function startEarlyStoppingJudge(
         const owned = records.filter((r) => ownsTrial(r.trialName));
         if (owned.length > 0)
           await producer.publish(
-            TOPICS.earlyStoppingRules.name,
+            options.topics.earlyStoppingRules.name,
             owned.map((r) => rungRecordedEvent(r, clock.now())),
           );
         records = [];
@@ -144,7 +143,8 @@ export async function startEarlyStoppingJudge(
         // Only the instance that owns a trial's partition now publishes its stop: during a
         // rebalance the former owner may still hold a decision the new owner makes again.
         const fresh = batch.filter((d) => !tracker.isFinished(d.trialName) && ownsTrial(d.trialName));
-        if (fresh.length > 0) await producer.publish(TOPICS.trialStatus.name, fresh.map(toStatusEvent));
+        if (fresh.length > 0)
+          await producer.publish(options.topics.trialStatus.name, fresh.map(toStatusEvent));
         for (const decision of batch) {
           if (pending.get(decision.trialName) === decision) pending.delete(decision.trialName);
         }
@@ -189,7 +189,7 @@ export async function startEarlyStoppingJudge(
   });
 
   const rulesReader = await readTopic(bus, {
-    topic: TOPICS.earlyStoppingRules.name,
+    topic: options.topics.earlyStoppingRules.name,
     from: 'beginning',
     until: 'follow',
     sessionTimeoutMs: options.sessionTimeoutMs,
@@ -211,7 +211,7 @@ export async function startEarlyStoppingJudge(
     if (stopRequested) return undefined;
     // The judge commits nothing: each start reads the lookback window again, shared by trial partition.
     observations = await readTopic(bus, {
-      topic: TOPICS.observations.name,
+      topic: options.topics.observations.name,
       group: options.groupId,
       from: options.lookbackMs > 0 ? { time: clock.now() - options.lookbackMs } : 'beginning',
       until: 'follow',

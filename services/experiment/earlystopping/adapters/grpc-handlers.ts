@@ -6,10 +6,10 @@ import type { SetTrialStatusRequest__Output } from '../../../../proto/gen/api/v1
 import type { ValidateEarlyStoppingSettingsReply } from '../../../../proto/gen/api/v1/beta1/ValidateEarlyStoppingSettingsReply.ts';
 import type { ValidateEarlyStoppingSettingsRequest__Output } from '../../../../proto/gen/api/v1/beta1/ValidateEarlyStoppingSettingsRequest.ts';
 import type { EventProducer } from '../../../../shared/bus/index.ts';
-import { TOPICS } from '../../../../shared/bus/index.ts';
 import type { Clock } from '../../../../shared/clock.ts';
 import { notFound } from '../../../../shared/errors.ts';
 import type { UnaryHandler } from '../../../../shared/rpc/contract.ts';
+import type { ExperimentTopics } from '../../common/bus-names.ts';
 import type { ObservationStore } from '../../common/ports.ts';
 import type { ReadBarrier } from '../../common/read-barrier.ts';
 import { curvesNeeded, issueRules } from '../issue-rules.ts';
@@ -27,6 +27,8 @@ import type { CurveReader } from './remote-curves.ts';
 export interface EarlyStoppingDeps {
   readonly producer: Pick<EventProducer, 'publish'>;
   readonly store: Pick<ObservationStore, 'query' | 'trialStatus' | 'knowsTrial'>;
+  /** Where the rules and the stops go (KAFKA_TOPIC_PREFIX before their names). */
+  readonly topics: Pick<ExperimentTopics, 'earlyStoppingRules' | 'trialStatus'>;
   /** Waits for the persistence consumer on experiment.observations (the trial's partition). */
   readonly observationsBarrier: ReadBarrier;
   /** Waits for the persistence consumer on experiment.trial-status (the trial's partition). */
@@ -85,7 +87,7 @@ export function createEarlyStoppingHandlers(deps: EarlyStoppingDeps): EarlyStopp
         listed: new Map(needed.listed.map((trial) => [trial, curves.get(trial)!])),
       });
       const { rules } = issued;
-      await producer.publish(TOPICS.earlyStoppingRules.name, [
+      await producer.publish(deps.topics.earlyStoppingRules.name, [
         {
           eventType: 'EarlyStoppingRulesIssued',
           key: rulesRequest.experimentName,
@@ -112,7 +114,7 @@ export function createEarlyStoppingHandlers(deps: EarlyStoppingDeps): EarlyStopp
         );
       // Idempotent: a trial already early-stopped is not announced again.
       if ((await store.trialStatus(trialName))?.condition === EARLY_STOPPED.condition) return {};
-      await producer.publish(TOPICS.trialStatus.name, [
+      await producer.publish(deps.topics.trialStatus.name, [
         {
           eventType: 'TrialStatusChanged',
           key: trialName,

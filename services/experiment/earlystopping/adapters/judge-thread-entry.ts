@@ -25,6 +25,7 @@ await runComponentThread({
       producer,
       clock: systemClock,
       logger,
+      topics: config.topics,
       groupId: config.groupId,
       sessionTimeoutMs: config.sessionTimeoutMs,
       catchUpTimeoutMs: config.catchUpTimeoutMs,

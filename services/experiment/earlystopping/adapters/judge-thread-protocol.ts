@@ -2,6 +2,7 @@
 // component thread says: shared/component-thread/protocol.ts).
 import type { Failpoint, KafkaClientName } from '../../../../shared/bus/index.ts';
 import type { LogLevel } from '../../../../shared/logger.ts';
+import type { JudgeTopics } from './early-stopping-judge.ts';
 
 export interface JudgeThreadConfig {
   readonly kafka: {
@@ -10,6 +11,7 @@ export interface JudgeThreadConfig {
     readonly client: KafkaClientName;
     readonly failpoints?: readonly Failpoint[];
   };
+  readonly topics: JudgeTopics;
   readonly groupId: string;
   readonly sessionTimeoutMs: number;
   readonly catchUpTimeoutMs: number;

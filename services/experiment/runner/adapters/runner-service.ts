@@ -12,10 +12,10 @@ import {
   type EventProducer,
   readTopic,
   startEventConsumer,
-  TOPICS,
   type TopicReader,
 } from '../../../../shared/bus/index.ts';
 import { toAppError } from '../../../../shared/errors.ts';
+import type { ExperimentTopics } from '../../common/bus-names.ts';
 import {
   type HeldRun,
   heartbeat,
@@ -32,6 +32,8 @@ export interface RunnerDeps extends HeldRunDeps {
   readonly bus: Bus;
   readonly producer: EventProducer;
   readonly identity: RunnerIdentity;
+  /** The topics it reads and writes (KAFKA_TOPIC_PREFIX before their names). */
+  readonly topics: Pick<ExperimentTopics, 'trialAssignments' | 'trialRuns' | 'trialStatus' | 'runners'>;
   readonly groupId: string;
   readonly heartbeatMs: number;
   readonly sessionTimeoutMs: number;
@@ -84,13 +86,13 @@ export async function startRunner(deps: RunnerDeps): Promise<Runner> {
   };
 
   const runEvent = (payload: EventPayloads<number>['TrialRunChanged']) =>
-    publishSure(deps, TOPICS.trialRuns.name, {
+    publishSure(deps, deps.topics.trialRuns.name, {
       eventType: 'TrialRunChanged',
       key: payload.trial_name,
       payload,
     });
   const sayHeartbeat = (last: boolean) =>
-    deps.producer.publish(TOPICS.runners.name, [
+    deps.producer.publish(deps.topics.runners.name, [
       {
         eventType: 'RunnerHeartbeat',
         key: identity.runnerId,
@@ -167,7 +169,7 @@ export async function startRunner(deps: RunnerDeps): Promise<Runner> {
     held.get(order.run.trial)?.stop(order);
   };
   const readers: TopicReader[] = [];
-  for (const topic of [TOPICS.trialRuns.name, TOPICS.trialStatus.name])
+  for (const topic of [deps.topics.trialRuns.name, deps.topics.trialStatus.name])
     readers.push(await readTopic(deps.bus, { topic, from: 'end', until: 'follow', onEvent: onOrder }));
 
   const beat = setInterval(() => {
@@ -180,7 +182,7 @@ export async function startRunner(deps: RunnerDeps): Promise<Runner> {
     producer: deps.producer,
     logger: logger.child({ component: 'trial-assignments' }),
     groupId: deps.groupId,
-    topics: [TOPICS.trialAssignments.name],
+    topics: [deps.topics.trialAssignments.name],
     sessionTimeoutMs: deps.sessionTimeoutMs,
     // One assignment at a time: a full runner stops reading, and what follows waits for a slot here.
     maxBatchEvents: 1,

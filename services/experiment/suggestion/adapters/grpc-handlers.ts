@@ -5,7 +5,6 @@ import type { GetSuggestionsRequest__Output } from '../../../../proto/gen/api/v1
 import type { ValidateAlgorithmSettingsReply } from '../../../../proto/gen/api/v1/beta1/ValidateAlgorithmSettingsReply.ts';
 import type { ValidateAlgorithmSettingsRequest__Output } from '../../../../proto/gen/api/v1/beta1/ValidateAlgorithmSettingsRequest.ts';
 import type { EventProducer } from '../../../../shared/bus/index.ts';
-import { TOPICS } from '../../../../shared/bus/index.ts';
 import type { Clock } from '../../../../shared/clock.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { UnaryHandler } from '../../../../shared/rpc/contract.ts';
@@ -19,6 +18,8 @@ import { MODEL_FIT_ALGORITHMS, type SuggestionThreads } from './suggestion-threa
 
 export interface SuggestionDeps {
   readonly producer: Pick<EventProducer, 'publish'>;
+  /** experiment.suggestions (after KAFKA_TOPIC_PREFIX): where each reply is published. */
+  readonly topic: string;
   readonly clock: Clock;
   readonly logger: Logger;
   /** Katib's algorithm names; the full registry unless a test narrows it. */
@@ -32,8 +33,6 @@ export interface SuggestionDeps {
    */
   readonly threads?: SuggestionThreads;
 }
-
-const TOPIC = TOPICS.suggestions.name;
 
 /** api.v1.beta1.Suggestion: pure computation, each reply published (acknowledged) before it is sent. */
 export interface SuggestionHandlers {
@@ -108,7 +107,7 @@ export function createSuggestionHandlers(deps: SuggestionDeps): SuggestionHandle
       const result = stateful ? await oneAtATime(experimentName, compute) : await compute();
       computeSeconds.observe({ algorithm: result.algorithmName }, computeMs / 1000);
       const listed = published.toList(experimentName, request.trials);
-      await producer.publish(TOPIC, [
+      await producer.publish(deps.topic, [
         {
           eventType: 'SuggestionsIssued',
           key: experimentName,

@@ -7,13 +7,7 @@
 // instance holds the states its experiments use, not every state on the topic); one not held is
 // read back from the topic when asked for (./controller-state-read-back.ts).
 import { randomUUID } from 'node:crypto';
-import {
-  type Bus,
-  type EventProducer,
-  readTopic,
-  TOPICS,
-  type TopicReader,
-} from '../../../../shared/bus/index.ts';
+import { type Bus, type EventProducer, readTopic, type TopicReader } from '../../../../shared/bus/index.ts';
 import type { Clock } from '../../../../shared/clock.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { ControllerStateStore } from '../ports.ts';
@@ -39,13 +33,13 @@ export async function openKafkaControllerStateStore(options: {
   readonly logger: Logger;
   /** How long `latest` waits to read the topic to its end before UNAVAILABLE. */
   readonly catchUpTimeoutMs: number;
-  /** The state topic; experiment.nas-controller-state unless a test brings its own. */
-  readonly topic?: string;
+  /** The state topic: experiment.nas-controller-state (after KAFKA_TOPIC_PREFIX). */
+  readonly topic: string;
   /** Bytes of states kept in memory (the newest or most recently used); default 64 MiB. */
   readonly cacheBytes?: number;
 }): Promise<KafkaControllerStateStore> {
   const { bus, producer, clock, catchUpTimeoutMs } = options;
-  const TOPIC = options.topic ?? TOPICS.nasControllerState.name;
+  const TOPIC = options.topic;
   const logger = options.logger.child({ component: 'controller-state-store' });
   /** Every key with a state, and where its latest save is. */
   const latestSaves = new Map<string, SavedAt>();

@@ -15,34 +15,42 @@ export function dominates(a: Losses, b: Losses): boolean {
 }
 
 /**
- * The fronts, best first, as indices into `vectors`: front 0 is the non-dominated set, front r the
- * vectors dominated only by those of fronts below r. Equal vectors share a front. O(M·N²).
+ * The fronts, best first, as indices into `vectors` (each front in index order): front 0 is the
+ * non-dominated set, front r the vectors dominated only by those of fronts below r. Equal vectors
+ * share a front. Efficient non-dominated sort with binary search (ENS-BS, Zhang et al. 2015):
+ * in lexicographic order a vector can only be dominated by one before it, so each joins the first
+ * front none of whose members dominates it, found by binary search (a front that dominates it
+ * means every front before does too). With two objectives only a front's last member needs
+ * checking (it has the front's lowest second loss): O(N log N), 10,000 trials in milliseconds;
+ * with more, a front's members are checked last first, O(M·N²) at worst (one front).
  */
 export function nonDominatedFronts(vectors: readonly Losses[]): number[][] {
-  const n = vectors.length;
-  const dominatedBy: number[][] = Array.from({ length: n }, () => []);
-  const dominatorCount = new Array<number>(n).fill(0);
-  for (let i = 0; i < n; i++) {
-    for (let j = i + 1; j < n; j++) {
-      if (dominates(vectors[i]!, vectors[j]!)) {
-        dominatedBy[i]!.push(j);
-        dominatorCount[j]!++;
-      } else if (dominates(vectors[j]!, vectors[i]!)) {
-        dominatedBy[j]!.push(i);
-        dominatorCount[i]!++;
-      }
-    }
-  }
+  const order = [...vectors.keys()].sort((a, b) => {
+    const u = vectors[a]!;
+    const v = vectors[b]!;
+    for (let k = 0; k < u.length; k++) if (u[k] !== v[k]) return u[k]! - v[k]!;
+    return a - b;
+  });
   const fronts: number[][] = [];
-  let current = [...dominatorCount.keys()].filter((i) => dominatorCount[i] === 0);
-  while (current.length > 0) {
-    fronts.push(current);
-    const next: number[] = [];
-    for (const i of current) {
-      for (const j of dominatedBy[i]!) if (--dominatorCount[j]! === 0) next.push(j);
+  const twoObjectives = vectors[0]?.length === 2;
+  const dominatedWithin = (front: readonly number[], i: number): boolean => {
+    const v = vectors[i]!;
+    if (twoObjectives) return dominates(vectors[front[front.length - 1]!]!, v);
+    for (let k = front.length - 1; k >= 0; k--) if (dominates(vectors[front[k]!]!, v)) return true;
+    return false;
+  };
+  for (const i of order) {
+    let low = 0;
+    let high = fronts.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (dominatedWithin(fronts[middle]!, i)) low = middle + 1;
+      else high = middle;
     }
-    current = next.sort((a, b) => a - b);
+    if (low === fronts.length) fronts.push([i]);
+    else fronts[low]!.push(i);
   }
+  for (const front of fronts) front.sort((a, b) => a - b);
   return fronts;
 }
 

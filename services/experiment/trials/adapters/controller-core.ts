@@ -3,10 +3,11 @@
 // calls made, their answers applied at the next round), its own events not folded twice. The
 // Kafka adapter (trial-controller.ts) feeds it the topics and calls `pump` on a timer.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { type EventProducer, TOPICS } from '../../../../shared/bus/index.ts';
+import type { EventProducer } from '../../../../shared/bus/index.ts';
 import type { Clock } from '../../../../shared/clock.ts';
 import { toAppError } from '../../../../shared/errors.ts';
 import type { Logger } from '../../../../shared/logger.ts';
+import type { ExperimentTopics } from '../../common/bus-names.ts';
 import type { Decision } from '../domain/decisions.ts';
 import { experimentFinished } from '../domain/lifecycle.ts';
 import { Asks, reconcile } from '../domain/reconcile.ts';
@@ -21,8 +22,15 @@ import {
 } from '../katib-requests.ts';
 import type { KatibCalls } from './in-process-calls.ts';
 
+export type TrialTopics = Pick<
+  ExperimentTopics,
+  'experiments' | 'trialAssignments' | 'trialRuns' | 'trialStatus' | 'runners'
+>;
+
 export interface ControllerCoreDeps {
   readonly producer: Pick<EventProducer, 'publish'>;
+  /** The topics it reads and writes (KAFKA_TOPIC_PREFIX before their names). */
+  readonly topics: TrialTopics;
   readonly calls: KatibCalls;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -39,13 +47,6 @@ export interface ControllerCore {
   /** Resolves once every call under way has answered (tests). */
   callsAnswered(): Promise<void>;
 }
-
-const TOPIC_OF = {
-  experiments: TOPICS.experiments.name,
-  trialAssignments: TOPICS.trialAssignments.name,
-  trialRuns: TOPICS.trialRuns.name,
-  trialStatus: TOPICS.trialStatus.name,
-} as const;
 
 /** Katib's trial names: `<experiment>-<8 random characters>`. */
 const trialName = (experiment: string): string =>
@@ -81,15 +82,17 @@ export function createControllerCore(deps: ControllerCoreDeps): ControllerCore {
 
   const publish = async (decision: Extract<Decision, { kind: 'emit' }>) => {
     const { event } = decision;
-    await deps.producer.publish(TOPIC_OF[event.topic], [
+    await deps.producer.publish(deps.topics[event.topic].name, [
       { eventType: event.eventType, key: event.key, payload: event.payload } as never,
     ]);
     ownEvents.set(event.payload.event_id, (ownEvents.get(event.payload.event_id) ?? 0) + 1);
     fold(world, { eventType: event.eventType, payload: event.payload } as WorldEvent, clock.now());
   };
 
-  // Calls finish at any time; their answers are applied by the next pump, in order.
-  const answered: (() => Decision[])[] = [];
+  // Calls finish at any time; their answers are applied by the next pump, in order, and make their
+  // experiment due (what it decides next waits for no once-a-second sweep).
+  const answered: { readonly experiment: string; readonly apply: () => Decision[] }[] = [];
+  const answer = (experiment: string, apply: () => Decision[]) => answered.push({ experiment, apply });
   const inFlight = new Set<Promise<unknown>>();
   const track = <T>(promise: Promise<T>): Promise<T> => {
     inFlight.add(promise);
@@ -112,7 +115,7 @@ export function createControllerCore(deps: ControllerCoreDeps): ControllerCore {
         if (!request) return;
         calls.getSuggestions(request).then(
           (reply) =>
-            answered.push(() => {
+            answer(experiment, () => {
               const { trials, algorithmSettings } = suggestedTrials(reply);
               return suggestionsAnswered(world, asks, experiment, {
                 trials,
@@ -123,7 +126,7 @@ export function createControllerCore(deps: ControllerCoreDeps): ControllerCore {
               });
             }),
           (error: unknown) =>
-            answered.push(() => {
+            answer(experiment, () => {
               const failure = failed(error);
               logger.info(
                 { experiment, code: failure.code, err: failure },
@@ -140,15 +143,16 @@ export function createControllerCore(deps: ControllerCoreDeps): ControllerCore {
       }
       case 'observe': {
         const { trial } = decision;
+        const experimentOfTrial = world.trials.get(trial)?.experiment ?? '';
         calls.getObservationLog({ trial_name: trial }).then(
           (reply) =>
-            answered.push(() => {
+            answer(experimentOfTrial, () => {
               world.observations.set(trial, observationOf(reply));
               asks.observing.delete(trial);
               return [];
             }),
           (error: unknown) =>
-            answered.push(() => {
+            answer(experimentOfTrial, () => {
               // Asked again on a later round.
               logger.warn({ trial, err: failed(error) }, 'GetObservationLog failed');
               asks.observing.delete(trial);
@@ -163,12 +167,12 @@ export function createControllerCore(deps: ControllerCoreDeps): ControllerCore {
         if (!request) return;
         calls.getEarlyStoppingRules(request).then(
           () =>
-            answered.push(() => {
+            answer(experiment, () => {
               asks.askingRules.delete(experiment);
               return [];
             }),
           (error: unknown) =>
-            answered.push(() => {
+            answer(experiment, () => {
               logger.warn({ experiment, err: failed(error) }, 'GetEarlyStoppingRules failed');
               asks.askingRules.delete(experiment);
               asks.rulesDue.add(experiment);
@@ -206,7 +210,10 @@ export function createControllerCore(deps: ControllerCoreDeps): ControllerCore {
 
   /** One pass: the calls' answers, then every experiment due (or not finished, on a tick). */
   const pump = async (everything: boolean) => {
-    for (const answer of answered.splice(0)) await carryOut(answer());
+    for (const { experiment, apply } of answered.splice(0)) {
+      await carryOut(apply());
+      if (experiment !== '') due.add(experiment);
+    }
     const names = everything
       ? [...world.experiments.values()]
           .filter((e) => !experimentFinished(e.condition ?? 'Created') || e.generation > e.statusGeneration)

@@ -1,7 +1,7 @@
 // Every experiment's latest submission and status, followed on experiment.experiments by each
 // instance that serves HTTP (each builds the same from the topic; nothing here another instance
 // needs). A read first waits until what the topic held when it was asked was read.
-import { type Bus, readTopic, TOPICS } from '../../../../shared/bus/index.ts';
+import { type Bus, readTopic } from '../../../../shared/bus/index.ts';
 import type { ExperimentStatuses, ExperimentStatusView } from '../../common/ports.ts';
 
 const NO_TRIALS = {
@@ -16,11 +16,13 @@ const NO_TRIALS = {
 
 export async function followExperimentStatuses(deps: {
   readonly bus: Bus;
+  /** experiment.experiments (after KAFKA_TOPIC_PREFIX). */
+  readonly topic: string;
   readonly catchUpTimeoutMs: number;
 }): Promise<ExperimentStatuses & { readonly ended: Promise<unknown>; stop(): Promise<void> }> {
   const views = new Map<string, ExperimentStatusView>();
   const reader = await readTopic(deps.bus, {
-    topic: TOPICS.experiments.name,
+    topic: deps.topic,
     from: 'beginning',
     until: 'follow',
     onEvent: (event) => {

@@ -3,15 +3,15 @@
 // there. Two submissions of one name at the same moment can both take the same generation; the
 // trial controller keeps the first one its partition holds, so every instance agrees on it.
 import { randomUUID } from 'node:crypto';
-import { type Bus, type EventProducer, readTopic, TOPICS } from '../../../../shared/bus/index.ts';
+import { type Bus, type EventProducer, readTopic } from '../../../../shared/bus/index.ts';
 import type { Clock } from '../../../../shared/clock.ts';
 import type { ExperimentSubmitter } from '../../common/ports.ts';
 import { decideSubmission } from '../definition/submission.ts';
 
-async function lastSubmission(bus: Bus, name: string) {
+async function lastSubmission(bus: Bus, topic: string, name: string) {
   let last: { generation: number; yaml: string } | undefined;
   const reader = await readTopic(bus, {
-    topic: TOPICS.experiments.name,
+    topic,
     from: 'beginning',
     until: 'end',
     key: name,
@@ -28,6 +28,8 @@ async function lastSubmission(bus: Bus, name: string) {
 export function createExperimentSubmissions(deps: {
   readonly bus: Bus;
   readonly producer: Pick<EventProducer, 'publish'>;
+  /** experiment.experiments (after KAFKA_TOPIC_PREFIX). */
+  readonly topic: string;
   readonly clock: Clock;
 }): ExperimentSubmitter {
   return {
@@ -36,11 +38,11 @@ export function createExperimentSubmissions(deps: {
       const read = decideSubmission(yaml, undefined, context());
       if (read.kind === 'refused') return { accepted: false, problems: read.problems };
       const name = read.kind === 'submit' ? read.event.experiment_name : read.name;
-      const decision = decideSubmission(yaml, await lastSubmission(deps.bus, name), context());
+      const decision = decideSubmission(yaml, await lastSubmission(deps.bus, deps.topic, name), context());
       if (decision.kind === 'refused') return { accepted: false, problems: decision.problems };
       if (decision.kind === 'unchanged')
         return { accepted: true, name, generation: decision.generation, unchanged: true };
-      await deps.producer.publish(TOPICS.experiments.name, [
+      await deps.producer.publish(deps.topic, [
         { eventType: 'ExperimentSubmitted', key: name, payload: decision.event },
       ]);
       return { accepted: true, name, generation: decision.event.generation, unchanged: false };

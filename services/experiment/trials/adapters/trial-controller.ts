@@ -2,7 +2,7 @@
 // (a restart rebuilds everything, leases start afresh), then every experiment not finished is
 // reconciled each tick and whenever an event about it arrives (controller-core.ts carries the
 // rounds out). One controller runs per deployment.
-import { type Bus, readTopic, TOPICS, type TopicReader } from '../../../../shared/bus/index.ts';
+import { type Bus, readTopic, type TopicReader } from '../../../../shared/bus/index.ts';
 import { type ControllerCoreDeps, createControllerCore } from './controller-core.ts';
 
 export interface TrialControllerDeps extends ControllerCoreDeps {
@@ -18,21 +18,20 @@ export interface TrialController {
   stop(): Promise<void>;
 }
 
-const READ_TOPICS = [
-  TOPICS.experiments.name,
-  TOPICS.trialAssignments.name,
-  TOPICS.trialRuns.name,
-  TOPICS.runners.name,
-  TOPICS.trialStatus.name,
-];
-
 export async function startTrialController(deps: TrialControllerDeps): Promise<TrialController> {
   const { logger } = deps;
   const core = createControllerCore(deps);
   const { world } = core;
   let stopped = false;
   const readers: TopicReader[] = [];
-  for (const topic of READ_TOPICS)
+  const { experiments, trialAssignments, trialRuns, runners, trialStatus } = deps.topics;
+  for (const topic of [
+    experiments.name,
+    trialAssignments.name,
+    trialRuns.name,
+    runners.name,
+    trialStatus.name,
+  ])
     readers.push(
       await readTopic(deps.bus, { topic, from: 'beginning', until: 'follow', onEvent: core.onEvent }),
     );

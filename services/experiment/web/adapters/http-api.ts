@@ -11,18 +11,22 @@ import type { Logger } from '../../../../shared/logger.ts';
 import type {
   ExperimentStatuses,
   ExperimentSubmitter,
+  ObjectiveAnalysis,
   ObservationStore,
   ReadModel,
 } from '../../common/ports.ts';
 import { answerFailure, answerWith, HttpReply, json, params, readBody } from './http-replies.ts';
 import { type Endpoint, routeRequest } from './http-routes.ts';
 import type { LiveHub } from './live-hub.ts';
+import { createObjectiveEndpoints } from './objective-endpoints.ts';
 import { createReadEndpoints, type HttpContext, type HttpHandler } from './read-endpoints.ts';
 import { createStatusEndpoint, createSubmitEndpoint } from './submit-endpoint.ts';
 
 export interface HttpApiDeps {
   readonly gateway: GrpcJsonGateway;
   readonly readModel: ReadModel;
+  /** Computes the front and importance the objective endpoints answer. */
+  readonly analysis: ObjectiveAnalysis;
   readonly store: Pick<ObservationStore, 'query' | 'curves'>;
   readonly hub: LiveHub;
   readonly logger: Logger;
@@ -41,6 +45,7 @@ export type RunningHttpApi = HttpListener;
 export function httpRoutes(deps: HttpApiDeps): Endpoint<HttpHandler>[] {
   const { gateway } = deps;
   const reads = createReadEndpoints(deps);
+  const objectives = createObjectiveEndpoints(deps);
   const assetOf = (path: string) => deps.assets.get(path === '/' ? '/index.html' : path);
 
   const callGateway: HttpHandler = async ({ req, res, url }) => {
@@ -108,6 +113,8 @@ export function httpRoutes(deps: HttpApiDeps): Endpoint<HttpHandler>[] {
       handler: createStatusEndpoint({ statuses: deps.statuses }),
     },
     { path: 'api/experiments/:experiment/summary', methods: GET, handler: reads.experimentSummary },
+    { path: 'api/experiments/:experiment/pareto', methods: GET, handler: objectives.pareto },
+    { path: 'api/experiments/:experiment/importance', methods: GET, handler: objectives.importance },
     { path: 'api/experiments/:experiment/stream', methods: GET, handler: reads.experimentStream },
     { path: 'api/trials/:trial', methods: GET, handler: reads.trial },
     { path: 'api/trials/:trial/observations', methods: GET, handler: reads.trialObservations },
@@ -158,7 +165,7 @@ export function webAssets(webDir: string, echartsDir: string): Map<string, { fil
   return new Map([
     ['/index.html', { file: join(webDir, 'index.html'), type: 'text/html; charset=utf-8' }],
     ['/app.js', { file: join(webDir, 'app.js'), type: 'text/javascript; charset=utf-8' }],
-    ...['common.js', 'experiment.js', 'charts.js', 'trial.js', 'curve.js'].map(
+    ...['common.js', 'experiment.js', 'charts.js', 'objectives.js', 'trial.js', 'curve.js'].map(
       (file) => [`/${file}`, { file: join(webDir, file), type: 'text/javascript; charset=utf-8' }] as const,
     ),
     ['/style.css', { file: join(webDir, 'style.css'), type: 'text/css; charset=utf-8' }],

@@ -1,8 +1,9 @@
 // The live streams' pump: one reader per topic per process (readTopic from the end, following),
 // each event turned into what the page shows and handed to the hub (./live-hub.ts).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Bus, readTopic, TOPICS, type TopicReader } from '../../../../shared/bus/index.ts';
+import { type Bus, readTopic, type TopicReader } from '../../../../shared/bus/index.ts';
 import type { Logger } from '../../../../shared/logger.ts';
+import type { ExperimentTopics } from '../../common/bus-names.ts';
 import { toLiveMessage } from '../live-messages.ts';
 import type { LiveHub } from './live-hub.ts';
 
@@ -11,12 +12,21 @@ import type { LiveHub } from './live-hub.ts';
  * fails later is started again (from the end it then has) after a growing pause: the page works
  * without live updates meanwhile, and the service never fails for want of them.
  */
-export function startLiveStream(options: { bus: Bus; hub: LiveHub; logger: Logger }): {
+export function startLiveStream(options: {
+  bus: Bus;
+  topics: Pick<
+    ExperimentTopics,
+    'observations' | 'trialStatus' | 'earlyStoppingRules' | 'suggestions' | 'experiments'
+  >;
+  hub: LiveHub;
+  logger: Logger;
+}): {
   /** Resolves once every reader started once (it may have failed and be retrying since). */
   readonly started: Promise<void>;
   stop(): Promise<void>;
 } {
-  const topics = [TOPICS.observations, TOPICS.trialStatus, TOPICS.earlyStoppingRules, TOPICS.suggestions];
+  const { observations, trialStatus, earlyStoppingRules, suggestions, experiments } = options.topics;
+  const topics = [observations, trialStatus, earlyStoppingRules, suggestions, experiments];
   const stopping = new AbortController();
   const readers = new Set<TopicReader>();
   const starts: Promise<void>[] = [];

@@ -9,9 +9,11 @@ import { createGrpcJsonGateway } from '../../../../shared/grpc-http.ts';
 import type { Lifecycle } from '../../../../shared/lifecycle.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { RpcService } from '../../../../shared/rpc/contract.ts';
+import type { ExperimentTopics } from '../../common/bus-names.ts';
 import type {
   ExperimentStatuses,
   ExperimentSubmitter,
+  ObjectiveAnalysis,
   ObservationStore,
   ReadModel,
 } from '../../common/ports.ts';
@@ -26,8 +28,10 @@ export async function startWeb(deps: {
   maxBodyBytes: number;
   sseMaxBufferedBytes: number;
   bus: Bus;
+  topics: ExperimentTopics;
   store: Pick<ObservationStore, 'query' | 'curves'>;
   readModel: ReadModel;
+  analysis: ObjectiveAnalysis;
   submissions: ExperimentSubmitter;
   statuses: ExperimentStatuses;
   services: readonly RpcService[];
@@ -42,7 +46,7 @@ export async function startWeb(deps: {
     logger,
     registry: deps.registry,
   });
-  const live = startLiveStream({ bus: deps.bus, hub, logger });
+  const live = startLiveStream({ bus: deps.bus, topics: deps.topics, hub, logger });
   // Streams opened right after start see everything published from then on; a Kafka hiccup only
   // delays live updates (the readers start again by themselves), never the service.
   await Promise.race([live.started, sleep(10_000)]);
@@ -56,6 +60,7 @@ export async function startWeb(deps: {
       logger,
     }),
     readModel: deps.readModel,
+    analysis: deps.analysis,
     store: deps.store,
     submissions: deps.submissions,
     statuses: deps.statuses,

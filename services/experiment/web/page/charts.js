@@ -1,21 +1,7 @@
 // An experiment's two charts from the summary of its trials (GET /api/experiments/NAME/summary):
 // the objective by trial order and the parameters against the objective.
 
-import { esc, fmt } from './common.js';
-
-/**
- * [order, objective] pairs for a scatter; many of them as one flat typed array, which the chart
- * reads without an object per point.
- */
-function points(pairs) {
-  if (pairs.length <= 2_000) return pairs;
-  const flat = new Float64Array(pairs.length * 2);
-  for (const [i, [x, y]] of pairs.entries()) {
-    flat[2 * i] = x;
-    flat[2 * i + 1] = y;
-  }
-  return flat;
-}
+import { esc, fmt, pointsOf } from './common.js';
 
 /**
  * Each trial's best objective by its order, early-stopped ones apart, and the best so far. Draws
@@ -50,7 +36,7 @@ export function drawObjective(c, summary) {
     large: pairs.length > 0,
     largeThreshold: 0,
     dimensions: ['trial', objective],
-    data: points(pairs),
+    data: pointsOf(pairs),
   });
   c.setOption(
     {
@@ -109,17 +95,28 @@ function linesOf(best, maximize) {
   return { chosen: [...top, ...sample].sort((a, b) => a - b), total: all.length };
 }
 
-/** One line per trial with an objective (or a summary of them), across its parameters and the objective. */
-export function drawParallel(c, summary) {
+/** The names of the parallel coordinates' axes: each parameter, then the objective. */
+export const parallelAxisNames = (summary) => [
+  ...summary.parameters,
+  summary.experiment.objectiveMetric || 'objective',
+];
+
+/**
+ * One line per trial with an objective (or a summary of them), across its parameters and the
+ * objective, leaving out the axes named in `hidden`.
+ */
+export function drawParallel(c, summary, hidden = new Set()) {
   const { experiment, parameters, values, best } = summary;
   const objective = experiment.objectiveMetric || 'objective';
   const numeric = values.map((column) => column.every((v) => v === '' || Number.isFinite(Number(v))));
-  const axes = parameters.map((p, i) =>
+  const shown = parameters.flatMap((p, i) => (hidden.has(p) ? [] : [i]));
+  const axes = shown.map((i, dim) =>
     numeric[i]
-      ? { dim: i, name: p, type: 'value', scale: true }
-      : { dim: i, name: p, type: 'category', data: [...new Set(values[i])] },
+      ? { dim, name: parameters[i], type: 'value', scale: true }
+      : { dim, name: parameters[i], type: 'category', data: [...new Set(values[i])] },
   );
-  axes.push({ dim: parameters.length, name: objective, type: 'value', scale: true });
+  const objectiveShown = !hidden.has(objective);
+  if (objectiveShown) axes.push({ dim: shown.length, name: objective, type: 'value', scale: true });
   const { chosen, total } = linesOf(best, experiment.objectiveType === 'MAXIMIZE');
   document.getElementById('parallel-note').textContent =
     chosen.length < total
@@ -132,23 +129,25 @@ export function drawParallel(c, summary) {
     const v = best[t];
     lo = Math.min(lo, v);
     hi = Math.max(hi, v);
-    const line = parameters.map((_, i) => (numeric[i] ? Number(values[i][t]) : values[i][t]));
-    line.push(v);
+    const line = shown.map((i) => (numeric[i] ? Number(values[i][t]) : values[i][t]));
+    if (objectiveShown) line.push(v);
     lines.push(line);
   }
   c.setOption(
     {
       parallelAxis: axes,
       parallel: { left: 40, right: 60, top: 40, bottom: 30 },
-      visualMap: lines.length
-        ? {
-            show: false,
-            dimension: parameters.length,
-            min: lo,
-            max: hi === lo ? lo + 1 : hi,
-            inRange: { color: ['#d73027', '#fee08b', '#1a9850'] },
-          }
-        : undefined,
+      // Lines coloured by the objective while its axis shows.
+      visualMap:
+        lines.length && objectiveShown
+          ? {
+              show: false,
+              dimension: shown.length,
+              min: lo,
+              max: hi === lo ? lo + 1 : hi,
+              inRange: { color: ['#d73027', '#fee08b', '#1a9850'] },
+            }
+          : undefined,
       series: [
         {
           type: 'parallel',

@@ -26,6 +26,20 @@ export const fmt = (n) =>
         .replace(/\.?0+$/, '');
 export const when = (ms) => (ms ? new Date(ms).toISOString().replace('T', ' ').slice(0, 19) : '');
 
+/**
+ * [x, y] pairs for a scatter; many of them as one flat typed array, which the chart reads without an
+ * object per point.
+ */
+export function pointsOf(pairs) {
+  if (pairs.length <= 2_000) return pairs;
+  const flat = new Float64Array(pairs.length * 2);
+  for (const [i, [x, y]] of pairs.entries()) {
+    flat[2 * i] = x;
+    flat[2 * i + 1] = y;
+  }
+  return flat;
+}
+
 /** Yields to the browser (it paints, handles input) before the next piece of work. */
 export const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 
@@ -54,11 +68,13 @@ export function chart(el, option) {
   const setOption = c.setOption.bind(c);
   c.setOption = (next, opts) => setOption({ ...BASE, ...next }, opts);
   c.setOption(option);
-  const resize = () => c.resize();
+  const resize = () => {
+    if (!c.isDisposed()) c.resize();
+  };
   window.addEventListener('resize', resize);
   onLeave(() => {
     window.removeEventListener('resize', resize);
-    c.dispose();
+    if (!c.isDisposed()) c.dispose();
   });
   return c;
 }

@@ -33,6 +33,8 @@ const suggestionsIssued = (trials: { name: string; condition: Condition }[]): Ty
     completed_trial_count: 0,
     suggestions: [],
     algorithm_settings: [],
+    objectives: [],
+    parameters: [],
     trials: trials.map((t) => ({ ...t, assignments: [{ name: 'lr', value: '0.1' }] })),
     trials_complete: true,
   },
@@ -117,5 +119,24 @@ describe('read model store (SQLite)', () => {
     expect(await readModel.trialNames('exp')).toEqual(['exp-z']);
     expect(await readModel.trial('exp-z')).toMatchObject({ condition: 'EARLYSTOPPED', assignments: [] });
     await close();
+  });
+
+  it('opens a read model made before objectives and parameters were kept, and adds them', async () => {
+    const file = join(folder, 'before-objectives.db');
+    const old = new DatabaseSync(file);
+    old.exec(`CREATE TABLE read_experiments (
+      name TEXT PRIMARY KEY, algorithm TEXT NOT NULL, objective_metric TEXT NOT NULL,
+      objective_type TEXT NOT NULL, rules TEXT NOT NULL,
+      created_at_ms INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL);
+      INSERT INTO read_experiments VALUES ('old', 'tpe', 'loss', 'MINIMIZE', '[]', 1, 1);`);
+    old.close();
+    const store = openSqliteObservationStore({ file });
+    const readModel = await openReadModel({ kind: 'sqlite', file }, store);
+    expect(await readModel.experiment('old')).toMatchObject({
+      objectives: [{ metricName: 'loss', type: 'MINIMIZE' }],
+      parameters: [],
+    });
+    await readModel.close();
+    await store.close();
   });
 });

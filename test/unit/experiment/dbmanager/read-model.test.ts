@@ -20,6 +20,8 @@ describe('readModelChanges', () => {
         completed_trial_count: 1,
         suggestions: [{ trial_name: '', assignments: [{ name: 'lr', value: '0.1' }], labels: {} }],
         algorithm_settings: [],
+        objectives: [],
+        parameters: [],
         trials: [
           { name: 'exp-a', assignments: [{ name: 'lr', value: '0.2' }], condition: 'SUCCEEDED' },
           { name: 'exp-b', assignments: [], condition: '' },
@@ -65,6 +67,8 @@ describe('readModelChanges', () => {
         completed_trial_count: 1,
         suggestions: [{ trial_name: 'exp-next', assignments: [{ name: 'lr', value: '0.3' }], labels: {} }],
         algorithm_settings: [],
+        objectives: [],
+        parameters: [],
         trials: [{ name: 'exp-a', assignments: [], condition: 'SUCCEEDED' }],
         trials_complete: false,
       },
@@ -86,6 +90,68 @@ describe('readModelChanges', () => {
         atMs: at,
       },
     ]);
+  });
+
+  it("SuggestionsIssued v4: the experiment's objectives and search space; none listed leaves them", () => {
+    const event = (objectives: unknown[], parameters: unknown[]) =>
+      readModelChanges({
+        eventType: 'SuggestionsIssued',
+        payload: {
+          event_id: 'e6',
+          occurred_at: at,
+          experiment_name: 'exp',
+          algorithm_name: 'nsga2',
+          objective_metric: 'accuracy',
+          objective_type: 'MAXIMIZE',
+          current_request_number: 1,
+          total_request_number: 1,
+          trial_count: 0,
+          completed_trial_count: 0,
+          suggestions: [],
+          algorithm_settings: [],
+          trials: [],
+          trials_complete: true,
+          objectives,
+          parameters,
+        } as never,
+      })[0];
+    const lr = {
+      name: 'lr',
+      parameter_type: 'DOUBLE',
+      min: '0.001',
+      max: '0.1',
+      step: '',
+      list: [],
+      distribution: 'LOG_UNIFORM',
+    };
+    expect(
+      event(
+        [
+          { metric_name: 'accuracy', type: 'MAXIMIZE' },
+          { metric_name: 'latency_ms', type: 'MINIMIZE' },
+        ],
+        [lr],
+      ),
+    ).toMatchObject({
+      objectives: [
+        { metricName: 'accuracy', type: 'MAXIMIZE' },
+        { metricName: 'latency_ms', type: 'MINIMIZE' },
+      ],
+      parameters: [
+        {
+          name: 'lr',
+          parameterType: 'DOUBLE',
+          min: '0.001',
+          max: '0.1',
+          step: '',
+          list: [],
+          distribution: 'LOG_UNIFORM',
+        },
+      ],
+    });
+    const before = event([], []);
+    expect(before).not.toHaveProperty('objectives');
+    expect(before).not.toHaveProperty('parameters');
   });
 
   it('EarlyStoppingRulesIssued: the rules and objective, and the listed trials', () => {
@@ -118,6 +184,42 @@ describe('readModelChanges', () => {
       },
       { kind: 'trial', name: 'exp-a', experiment: 'exp', listedCondition: 'RUNNING', atMs: at },
     ]);
+  });
+
+  it("TrialsCreated: the trial controller's trials with their parameters; an event without experiment gives none", () => {
+    const created = (experiment: string) =>
+      readModelChanges({
+        eventType: 'TrialsCreated',
+        payload: {
+          event_id: 'e4',
+          occurred_at: at,
+          experiment_name: experiment,
+          generation: 1,
+          total_request_number: 2,
+          trials: [
+            { name: 'exp-a', assignments: [{ name: 'lr', value: '0.2' }], labels: {} },
+            { name: 'exp-b', assignments: [{ name: 'lr', value: '0.3' }], labels: { k: 'v' } },
+          ],
+          algorithm_settings: [],
+        },
+      });
+    expect(created('exp')).toEqual([
+      {
+        kind: 'trial',
+        name: 'exp-a',
+        experiment: 'exp',
+        assignments: [{ name: 'lr', value: '0.2' }],
+        atMs: at,
+      },
+      {
+        kind: 'trial',
+        name: 'exp-b',
+        experiment: 'exp',
+        assignments: [{ name: 'lr', value: '0.3' }],
+        atMs: at,
+      },
+    ]);
+    expect(created('')).toEqual([]);
   });
 
   it('TrialStatusChanged: the trial and its experiment, not the status (kept by the observation store); observations change nothing here', () => {

@@ -119,4 +119,58 @@ describe('Suggestion gRPC adapter', () => {
     await get(1, [t('o-1', '0.01', 'RUNNING')], 'other-exp');
     expect(listed()).toEqual([true, 1, ['o-1:RUNNING']]);
   });
+
+  it("carries the experiment's objectives and search space for the read model", async () => {
+    const ask = (exp: ReturnType<typeof experiment>) =>
+      new Promise<void>((resolve, reject) =>
+        client.GetSuggestions({ experiment: exp, trials: [], current_request_number: 1 }, (error) =>
+          error ? reject(error) : resolve(),
+        ),
+      );
+    const payload = () => published.at(-1)!.events[0]!.payload as unknown as Record<string, unknown>;
+    const twoObjectives = experiment({
+      name: 'mo-exp',
+      algorithm: 'nsga2',
+      settings: { objectives: 'accuracy:maximize,latency_ms:MINIMIZE' },
+    });
+    twoObjectives.spec!.objective!.additional_metric_names = ['latency_ms'];
+    await ask(twoObjectives);
+    expect(payload().objectives).toEqual([
+      { metric_name: 'accuracy', type: 'MAXIMIZE' },
+      { metric_name: 'latency_ms', type: 'MINIMIZE' },
+    ]);
+    expect(payload().parameters).toEqual([
+      {
+        name: 'lr',
+        parameter_type: 'DOUBLE',
+        min: '0.0001',
+        max: '0.1',
+        step: '',
+        list: [],
+        distribution: 'LOG_UNIFORM',
+      },
+      { name: 'layers', parameter_type: 'INT', min: '1', max: '8', step: '', list: [], distribution: '' },
+      {
+        name: 'batch_size',
+        parameter_type: 'DISCRETE',
+        min: '',
+        max: '',
+        step: '',
+        list: ['16', '32', '64', '128'],
+        distribution: '',
+      },
+      {
+        name: 'optimizer',
+        parameter_type: 'CATEGORICAL',
+        min: '',
+        max: '',
+        step: '',
+        list: ['sgd', 'adam', 'rmsprop'],
+        distribution: '',
+      },
+    ]);
+    // Without the setting the experiment's objective is its only one: none listed.
+    await ask(experiment({ name: 'so-exp', algorithm: 'random' }));
+    expect(payload().objectives).toEqual([]);
+  });
 });

@@ -1,7 +1,9 @@
 // The trial controller's core carrying out its rounds without Kafka: a recording producer, the
 // real Suggestion service in process, an in-memory observation log, runs played by the test.
+
 import { describe, expect, it } from 'vitest';
 import type { GetObservationLogReply__Output } from '../../../../proto/gen/api/v1/beta1/GetObservationLogReply.ts';
+import { experimentTopics } from '../../../../services/experiment/common/bus-names.ts';
 import { createSuggestionHandlers } from '../../../../services/experiment/suggestion/adapters/grpc-handlers.ts';
 import { withSuggestionsRequestReader } from '../../../../services/experiment/suggestion/adapters/suggestions-request.ts';
 import { createControllerCore } from '../../../../services/experiment/trials/adapters/controller-core.ts';
@@ -37,6 +39,7 @@ function setUp() {
     {
       unary: createSuggestionHandlers({
         producer: { publish: async () => undefined },
+        topic: experimentTopics('').suggestions.name,
         clock,
         logger: silentLogger,
       }),
@@ -60,19 +63,23 @@ function setUp() {
   };
   const core = createControllerCore({
     producer,
+    topics: experimentTopics(''),
     calls,
     clock,
     logger: silentLogger,
     leaseMs: LEASE_MS,
     policy: POLICY,
   });
-  /** Rounds, letting the calls answer in between, until nothing more is published. */
-  const settle = async () => {
+  /**
+   * Rounds, letting the calls answer in between, until nothing more is published; `sweep` false:
+   * only the experiments due (as the ticks between the once-a-second sweeps do).
+   */
+  const settle = async (sweep = true) => {
     for (let i = 0; i < 30; i++) {
       const before = published.length;
-      await core.pump(true);
+      await core.pump(sweep);
       await core.callsAnswered();
-      await core.pump(true);
+      await core.pump(sweep);
       if (published.length === before) return;
     }
     throw new Error('the core never settled');
@@ -160,6 +167,22 @@ describe("the trial controller's core", () => {
     await t.settle();
     expect(t.published.slice(count)).toEqual([]);
     expect(t.core.world.experiments.get('exp')?.condition).toBe('Succeeded');
+  });
+
+  it('goes on from each answer at once: trials assigned and replaced without a sweep', async () => {
+    const t = setUp();
+    t.submit(experimentYaml({ parallel: 1, max: 2 }));
+    await t.settle(false);
+    const first = t.of('TrialAssigned').map((a) => a.payload.trial_name as string);
+    expect(first).toHaveLength(1);
+    t.run(first[0]!, 1, 'STARTED');
+    await t.settle(false);
+    t.logs.set(first[0]!, '0.3');
+    t.run(first[0]!, 1, 'EXITED');
+    await t.settle(false);
+    const assigned = t.of('TrialAssigned').map((a) => a.payload.trial_name as string);
+    expect(assigned).toHaveLength(2);
+    expect(assigned[1]).not.toBe(first[0]);
   });
 
   it('fails a trial with its exit code and stderr, and the experiment at maxFailedTrialCount', async () => {

@@ -1,6 +1,8 @@
 // The controller's in-process calls against the real Suggestion service (its codec and handlers;
 // the published SuggestionsIssued goes to an in-memory producer), no network.
+
 import { describe, expect, it } from 'vitest';
+import { experimentTopics } from '../../../../services/experiment/common/bus-names.ts';
 import { createSuggestionHandlers } from '../../../../services/experiment/suggestion/adapters/grpc-handlers.ts';
 import { withSuggestionsRequestReader } from '../../../../services/experiment/suggestion/adapters/suggestions-request.ts';
 import { createInProcessCalls } from '../../../../services/experiment/trials/adapters/in-process-calls.ts';
@@ -22,6 +24,7 @@ function suggestionService() {
     {
       unary: createSuggestionHandlers({
         producer: { publish: async (_topic, events) => void published.push(...events) },
+        topic: experimentTopics('').suggestions.name,
         clock: systemClock,
         logger: silentLogger,
       }),

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExperimentView, ReadModel } from '../../../../services/experiment/common/ports.ts';
+import { createObjectiveAnalysis } from '../../../../services/experiment/suggestion/objective-views/analysis.ts';
 import { createHttpApiHandler } from '../../../../services/experiment/web/adapters/http-api.ts';
 import { type Endpoint, routeRequest } from '../../../../services/experiment/web/adapters/http-routes.ts';
 import type { LiveHub } from '../../../../services/experiment/web/adapters/live-hub.ts';
@@ -77,6 +78,8 @@ describe('the HTTP API route table', () => {
     algorithm: 'random',
     objectiveMetric: 'loss',
     objectiveType: 'MINIMIZE',
+    objectives: [{ metricName: 'loss', type: 'MINIMIZE' }],
+    parameters: [],
     rules: [],
     trialCount: 0,
     createdAtMs: 0,
@@ -92,6 +95,13 @@ describe('the HTTP API route table', () => {
     trialPage: async (name, q) => called(`trialPage ${name} ${JSON.stringify(q)}`, { total: 0, trials: [] }),
     trialSummary: async (name) =>
       called(`trialSummary ${name}`, { names: [], conditions: [], best: [], parameters: [], values: [] }),
+    trialObjectives: async (name, objectives) =>
+      called(`trialObjectives ${name} ${objectives.map((o) => o.metricName).join(',')}`, {
+        names: [],
+        conditions: [],
+        assignments: [],
+        values: objectives.map(() => []),
+      }),
     trial: async (name) => called(`trial ${name}`, undefined),
     trialNames: async (name) => called(`trialNames ${name}`, []),
   };
@@ -116,6 +126,7 @@ describe('the HTTP API route table', () => {
         },
       },
       readModel,
+      analysis: createObjectiveAnalysis(),
       store: {
         query: async (query) => {
           calls.push(`query ${query.trialName} ${query.metricName ?? ''}`);
@@ -178,6 +189,8 @@ describe('the HTTP API route table', () => {
       ],
     ],
     ['GET', '/api/experiments/e%201/summary', ['experiment e 1', 'trialSummary e 1']],
+    ['GET', '/api/experiments/e%201/pareto?reference=2', ['experiment e 1', 'trialObjectives e 1 loss']],
+    ['GET', '/api/experiments/e%201/importance?format=csv', ['experiment e 1', 'trialObjectives e 1 loss']],
     ['GET', '/api/trials/t1/curves', ['curves {"trialName":"t1","columns":1000}']],
     [
       'GET',

@@ -7,6 +7,7 @@ import {
   paretoFront,
   paretoRanks,
 } from '../../../../../services/experiment/suggestion/multi-objective/pareto.ts';
+import { createRng } from '../../../../../services/experiment/suggestion/rng.ts';
 
 describe('dominance and fronts', () => {
   it('dominates means no worse everywhere and better somewhere', () => {
@@ -74,5 +75,46 @@ describe('crowding distance', () => {
     expect(distances[3]!).toBeCloseTo(1.6, 12);
     expect(crowdingDistances([[1, 2]])).toEqual([Infinity]);
     expect(crowdingDistances([])).toEqual([]);
+  });
+});
+
+/** Non-dominated sorting as the definition reads: peel off the vectors nothing left dominates. */
+function peeledFronts(vectors: readonly (readonly number[])[]): number[][] {
+  let left = [...vectors.keys()];
+  const fronts: number[][] = [];
+  while (left.length > 0) {
+    const front = left.filter((i) => !left.some((j) => dominates(vectors[j]!, vectors[i]!)));
+    fronts.push(front);
+    left = left.filter((i) => !front.includes(i));
+  }
+  return fronts;
+}
+
+describe('non-dominated sorting at scale', () => {
+  it('gives the fronts of the definition, ties and repeated vectors included, for 1 to 4 objectives', () => {
+    const rng = createRng(11);
+    for (const objectives of [1, 2, 3, 4])
+      for (const n of [0, 1, 2, 7, 60, 300]) {
+        // Few distinct values, so equal losses and equal vectors are frequent.
+        const vectors = Array.from({ length: n }, () =>
+          Array.from({ length: objectives }, () => rng.int(6) - 2),
+        );
+        expect(nonDominatedFronts(vectors), `${objectives} objectives, ${n} vectors`).toEqual(
+          peeledFronts(vectors),
+        );
+      }
+  });
+
+  it('ranks 10,000 two-objective vectors well inside a second', () => {
+    const rng = createRng(12);
+    const vectors = Array.from({ length: 10_000 }, () => [rng.next(), rng.next()]);
+    const started = performance.now();
+    const fronts = nonDominatedFronts(vectors);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(fronts.flat().sort((a, b) => a - b)).toEqual([...vectors.keys()]);
+    // Every vector of a front beyond the first is dominated by one of the front before.
+    for (let r = 1; r < fronts.length; r++)
+      for (const i of fronts[r]!)
+        expect(fronts[r - 1]!.some((j) => dominates(vectors[j]!, vectors[i]!))).toBe(true);
   });
 });
