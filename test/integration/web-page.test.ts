@@ -172,7 +172,8 @@ describe('the web page, with a Python grpcio client running an experiment', () =
     await page.screenshot({ path: join(SHOTS, 'experiment-1280x800.png') });
 
     // The stopped trial's page: one chart per metric, the rule's line and the stop point on accuracy.
-    await page.click(`tr[data-trial="${result.bad}"] a`);
+    // Clicked in the page itself: a live refresh may redraw the table between a lookup and a click.
+    await page.$eval(`tr[data-trial="${result.bad}"] a`, (link) => (link as HTMLAnchorElement).click());
     await ready(page, 'trial/');
     const metricCharts = () =>
       page.$$eval('.metric-chart', (els) =>
