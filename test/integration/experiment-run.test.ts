@@ -150,6 +150,19 @@ function runCli(args: readonly string[], timeoutMs = 150_000): Promise<Finished>
   );
 }
 
+/** `experiment run FILE` against the test's service with N local runners, its summary as JSON. */
+const runJson = (file: string, runners: number) =>
+  runCli([
+    'run',
+    file,
+    '--url',
+    `http://127.0.0.1:${server.httpPort}`,
+    '--runners',
+    String(runners),
+    '--output',
+    'json',
+  ]);
+
 const lastJson = (out: Finished) => JSON.parse(out.stdout.trim().split('\n').at(-1) ?? '{}');
 
 interface Runner {
@@ -255,16 +268,7 @@ describe('experiment run', () => {
       earlyStopping: true,
     });
     const { file } = experiment;
-    const out = await runCli([
-      'run',
-      file,
-      '--url',
-      `http://127.0.0.1:${server.httpPort}`,
-      '--runners',
-      '2',
-      '--output',
-      'json',
-    ]);
+    const out = await runJson(file, 2);
     expect(out.code, out.stderr).toBe(0);
     const summary = lastJson(out);
     expect(summary).toMatchObject({
@@ -289,16 +293,7 @@ describe('experiment run', () => {
   it('ends Succeeded at the goal', async () => {
     const experiment = experimentFile({ plan: ['0.9', '0.2', '0.21', '0.22'], parallel: 1, goal: 0.85 });
     const { file } = experiment;
-    const out = await runCli([
-      'run',
-      file,
-      '--url',
-      `http://127.0.0.1:${server.httpPort}`,
-      '--runners',
-      '1',
-      '--output',
-      'json',
-    ]);
+    const out = await runJson(file, 1);
     expect(out.code, out.stderr).toBe(0);
     // The first trial reached the goal: no other was started.
     expect(lastJson(out)).toMatchObject({
@@ -311,16 +306,7 @@ describe('experiment run', () => {
 
   it('ends Failed at maxFailedTrialCount, the failure reason the exit code and stderr', async () => {
     const { file, name } = experimentFile({ plan: ['fail', '0.9', '0.91'], parallel: 1, maxFailed: 1 });
-    const out = await runCli([
-      'run',
-      file,
-      '--url',
-      `http://127.0.0.1:${server.httpPort}`,
-      '--runners',
-      '1',
-      '--output',
-      'json',
-    ]);
+    const out = await runJson(file, 1);
     expect(out.code).toBe(1);
     expect(lastJson(out)).toMatchObject({ status: 'Failed', trials: { failed: 1 } });
     const statuses = await readEvents(
