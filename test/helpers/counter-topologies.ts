@@ -112,7 +112,7 @@ export interface SentinelSet {
   readonly sentinelPassword: string;
   /** The port of the master the sentinels name now. */
   currentMasterPort(): Promise<number>;
-  /** SENTINEL FAILOVER, then waits until the sentinels name the other server. */
+  /** SENTINEL FAILOVER, then waits until the sentinels name the other server and the old one serves it as a replica. */
   failover(): Promise<number>;
   stop(): Promise<void>;
 }
@@ -182,8 +182,10 @@ export async function startSentinelSet(masterName: string): Promise<SentinelSet>
         async () => {
           const now = await currentMasterPort();
           if (now === before) return false;
-          const role = await redisCli(now, ['ROLE']);
-          return role.startsWith('master') ? now : false;
+          if (!(await redisCli(now, ['ROLE'])).startsWith('master')) return false;
+          // The old master is demoted (and its clients killed, in the same MULTI) after the promotion:
+          // until then a client may still decide on it and lose its connection on the next command.
+          return (await redisCli(before, ['ROLE'])).startsWith('slave') ? now : false;
         },
         { timeoutMs: 20_000, intervalMs: 20 },
       );

@@ -151,7 +151,7 @@ describe('ratelimit counter-store topologies on real servers', () => {
       const firstOkAfterErrors = result.okTimes.find((t) => t > lastError);
       process.stdout.write(
         `sentinel failover: ${result.errors.length} errors over ${(result.errors.length > 0 ? lastError - result.errors[0]!.at : 0).toFixed(0)} ms ` +
-          `(sentinels named the new master after ${(switched - started).toFixed(0)} ms), ${result.ok} decisions OK\n`,
+          `(the new master named and the old one a replica after ${(switched - started).toFixed(0)} ms), ${result.ok} decisions OK\n`,
       );
       expect(result.errors.every((e) => e.at >= started - 5)).toBe(true);
       expect(result.okTimes.filter((t) => t > switched + 1_000).length).toBeGreaterThan(10);
