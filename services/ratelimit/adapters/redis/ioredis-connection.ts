@@ -28,7 +28,10 @@ export function createIoredisConnection(
 
   return {
     get ready() {
-      return client.status === 'ready';
+      if (client.status !== 'ready') return false;
+      // ioredis ends the stream at +switch-master and says 'ready' until it closes: not writable.
+      const stream = 'stream' in client ? client.stream : undefined;
+      return stream === undefined || (stream.writable && !stream.writableEnded);
     },
     async increment(items, expiry) {
       const pipeline = client.pipeline();
