@@ -11,6 +11,7 @@ import {
   type Producer,
 } from 'kafkajs';
 import type { Logger } from '../../logger.ts';
+import './kafkajs-idle-timer.ts';
 import { startConsumer } from './kafkajs-consumer.ts';
 import type { ClientOptions, ClientProducer, KafkaClient, OutgoingRecord } from './types.ts';
 import { partitionKey, writtenEnds } from './written.ts';
