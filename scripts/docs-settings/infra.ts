@@ -20,8 +20,9 @@ export const INFRA_MEANINGS: Readonly<Record<string, string>> = {
   KAFKA_CLUSTER_PORT:
     'first node of `kafka-cluster`: node *i* listens on this + 2(*i*−1), its controller on the port after',
   KAFKA_VERSION: 'Kafka jars fetched from Maven Central',
-  KAFKA_HEAP_OPTS: 'JVM options of the single broker',
-  KAFKA_CLUSTER_HEAP_OPTS: 'JVM options of each `kafka-cluster` node',
+  KAFKA_HEAP_OPTS:
+    'JVM options of the single broker; `$JVM_TUNING` is `-XX:+UseSerialGC -XX:TieredStopAtLevel=1` in the test profile (half the CPU of a broker that lives minutes), `-XX:+UseG1GC` in the others',
+  KAFKA_CLUSTER_HEAP_OPTS: 'JVM options of each `kafka-cluster` node (`$JVM_TUNING` as above)',
   REDIS_PORT: 'Redis (keeps nothing on disk)',
   MEMCACHED_PORT: 'memcached',
   POSTGRES_PORT: 'PostgreSQL',
