@@ -12,6 +12,9 @@ export default defineConfig({
           environment: 'node',
           // A ceiling that catches a hang, not a slow machine: a CI run may share two cores with a bench.
           testTimeout: 30_000,
+          // Pure logic, no process state between files: one module graph per worker, not one per
+          // file, halves the project's time (89 s -> 44 s here; passes in shuffled file orders).
+          isolate: false,
         },
       },
       {
