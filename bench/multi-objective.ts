@@ -52,15 +52,28 @@ const python = await ensureVenv(
 );
 const CACHE = '.bench-tools/multi-objective-cache';
 
-/** Runs Optuna's jobs in `workers` processes; each job writes its own file. */
-async function runOptunaJobs(jobs: readonly { out: string }[], name: string): Promise<void> {
+/**
+ * Runs Optuna's jobs in `workers` processes; each job writes its own file. Each sampler's jobs are
+ * dealt out in turn on their own: dealt as one list, where tpe and nsga2 alternate, two workers got
+ * every TPESampler run (a minute each, NSGAIISampler's a second or two), doubling the wall time.
+ */
+async function runOptunaJobs(
+  jobs: readonly { out: string; sampler?: string }[],
+  name: string,
+): Promise<void> {
   if (jobs.length === 0) return;
   const workers = Math.max(1, Math.min(Number(flags.workers), jobs.length));
+  const dealt = new Map<string, number>();
+  const workerOf = jobs.map((job) => {
+    const turn = dealt.get(job.sampler ?? '') ?? 0;
+    dealt.set(job.sampler ?? '', turn + 1);
+    return turn % workers;
+  });
   mkdirSync(CACHE, { recursive: true });
   await Promise.all(
     Array.from({ length: workers }, (_, w) => {
       const file = join(CACHE, `${name}-jobs-${w}.json`);
-      writeFileSync(file, JSON.stringify(jobs.filter((_, i) => i % workers === w)));
+      writeFileSync(file, JSON.stringify(jobs.filter((_, i) => workerOf[i] === w)));
       return promisify(execFile)(python, ['bench/multi-objective/optuna5_multi_objective.py', file], {
         maxBuffer: 64 * 1024 * 1024,
       });
