@@ -25,6 +25,8 @@ import { HpackDecoder } from './hpack.ts';
 
 export const MAX_CONCURRENT_STREAMS = 1000;
 const MAX_HEADER_LIST = 16 * 1024;
+/** SETTINGS_HEADER_TABLE_SIZE: the default, not announced. */
+const DEFAULT_HEADER_TABLE = 4096;
 /** The connection's receive window (opened at the start) and when it is topped up again. */
 const CONNECTION_WINDOW = 1 << 20;
 const STREAM_REFILL = DEFAULT_WINDOW >> 1;
@@ -38,7 +40,7 @@ const OUR_SETTINGS = Buffer.concat([
 
 export class H2Connection extends H2Control {
   private readonly maxBodyBytes: number;
-  private readonly decoder = new HpackDecoder();
+  private readonly decoder = new HpackDecoder(DEFAULT_HEADER_TABLE, MAX_HEADER_LIST);
   private pending: Buffer | undefined = undefined;
   private prefaceSeen = false;
 
@@ -239,7 +241,7 @@ export class H2Connection extends H2Control {
         this.streamError(id, H2_ERROR.STREAM_CLOSED);
         return;
       }
-      if (!endStream || checkTrailers(this.decoder) !== undefined)
+      if (!endStream || this.decoder.overLimit || checkTrailers(this.decoder) !== undefined)
         this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
       else if (this.remoteEnd(existing)) this.dispatch(existing);
       return;
@@ -260,7 +262,7 @@ export class H2Connection extends H2Control {
       this.streamError(id, H2_ERROR.REFUSED_STREAM);
       return;
     }
-    if (this.decoder.listSize > MAX_HEADER_LIST) {
+    if (this.decoder.overLimit) {
       this.streamError(id, H2_ERROR.PROTOCOL_ERROR);
       return;
     }

@@ -32,8 +32,15 @@ export class HpackDecoder {
   readonly names: string[] = [];
   readonly values: string[] = [];
   count = 0;
-  /** Sum of the last block's field sizes (name + value + 32), for SETTINGS_MAX_HEADER_LIST_SIZE. */
+  /** Sum of the last block's field sizes (name + value + 32); once over `listLimit`, a lower bound. */
   listSize = 0;
+  /**
+   * Past `listLimit` a block's fields are still decoded (the table must stay in step with the
+   * peer's) but no longer kept: names/values then hold only the first ones. So a reference to a
+   * big entry repeated thousands of times (an HPACK bomb) costs a byte check each, as Go's
+   * decoder with emitting turned off.
+   */
+  readonly listLimit: number;
   // The dynamic table, oldest first.
   private readonly tableNames: string[] = [];
   private readonly tableValues: string[] = [];
@@ -43,10 +50,19 @@ export class HpackDecoder {
   private scratch = Buffer.allocUnsafe(256);
   private at = 0;
 
-  /** `limit`: SETTINGS_HEADER_TABLE_SIZE as we announced it (the peer may only lower the table below it). */
-  constructor(limit = 4096) {
+  /**
+   * `limit`: SETTINGS_HEADER_TABLE_SIZE as we announced it (the peer may only lower the table below it);
+   * `listLimit`: SETTINGS_MAX_HEADER_LIST_SIZE as we announced it.
+   */
+  constructor(limit = 4096, listLimit = Number.POSITIVE_INFINITY) {
     this.limit = limit;
     this.maxTableSize = limit;
+    this.listLimit = listLimit;
+  }
+
+  /** The last block's list was larger than `listLimit`: its fields were not all kept. */
+  get overLimit(): boolean {
+    return this.listSize > this.listLimit;
   }
 
   /** Decodes one whole header block into names/values; throws HpackError. */
@@ -54,45 +70,83 @@ export class HpackDecoder {
     this.count = 0;
     this.listSize = 0;
     this.at = 0;
+    let fields = 0;
     while (this.at < block.length) {
       const first = block[this.at]!;
       if (first & 0x80) {
-        const [name, value] = this.entry(this.integer(block, 7));
-        this.push(name, value);
+        // Indexed (RFC 7541 6.1): most fields of a real request, and all of a bomb's.
+        fields++;
+        if (this.listSize > this.listLimit) {
+          this.skipIndexed(block);
+          continue;
+        }
+        this.pushIndexed(this.integer(block, 7));
       } else if (first & 0x40) {
         const index = this.integer(block, 6);
-        const name = index === 0 ? this.string(block) : this.entry(index)[0];
+        const name = index === 0 ? this.string(block) : this.entryName(index);
         const value = this.string(block);
         this.insert(name, value);
         this.push(name, value);
+        fields++;
       } else if (first & 0x20) {
         // A table size update is allowed only before the first field.
-        if (this.count > 0) throw new HpackError('table size update after a field');
+        if (fields > 0) throw new HpackError('table size update after a field');
         const size = this.integer(block, 5);
         if (size > this.limit) throw new HpackError(`table size ${size} over ${this.limit}`);
         this.maxTableSize = size;
         this.evict(0);
       } else {
         const index = this.integer(block, 4);
-        const name = index === 0 ? this.string(block) : this.entry(index)[0];
+        const name = index === 0 ? this.string(block) : this.entryName(index);
         this.push(name, this.string(block));
+        fields++;
       }
     }
   }
 
   private push(name: string, value: string): void {
+    this.listSize += entrySize(name, value);
+    if (this.listSize > this.listLimit) return;
     this.names[this.count] = name;
     this.values[this.count] = value;
     this.count++;
-    this.listSize += entrySize(name, value);
   }
 
-  private entry(index: number): readonly [string, string] {
+  /**
+   * Over the list limit: passes one-byte references to entries that exist, which change no state;
+   * anything else is left to the full path (and its errors).
+   */
+  private skipIndexed(block: Buffer): void {
+    const last = STATIC_TABLE.length + this.tableNames.length;
+    let at = this.at;
+    for (; at < block.length; at++) {
+      const byte = block[at]!;
+      if (byte <= 0x80 || byte === 0xff || (byte & 0x7f) > last) break;
+    }
+    if (at === this.at) this.pushIndexed(this.integer(block, 7));
+    else this.at = at;
+  }
+
+  private pushIndexed(index: number): void {
     if (index === 0) throw new HpackError('index 0');
-    if (index <= STATIC_TABLE.length) return STATIC_TABLE[index - 1]!;
-    const dynamic = this.tableNames.length - (index - STATIC_TABLE.length);
-    if (dynamic < 0) throw new HpackError(`index ${index} beyond the table`);
-    return [this.tableNames[dynamic]!, this.tableValues[dynamic]!];
+    if (index <= STATIC_TABLE.length) {
+      const entry = STATIC_TABLE[index - 1]!;
+      this.push(entry[0], entry[1]);
+      return;
+    }
+    const slot = this.dynamicSlot(index);
+    this.push(this.tableNames[slot]!, this.tableValues[slot]!);
+  }
+
+  private entryName(index: number): string {
+    if (index <= STATIC_TABLE.length) return STATIC_TABLE[index - 1]![0];
+    return this.tableNames[this.dynamicSlot(index)]!;
+  }
+
+  private dynamicSlot(index: number): number {
+    const slot = this.tableNames.length - (index - STATIC_TABLE.length);
+    if (slot < 0) throw new HpackError(`index ${index} beyond the table`);
+    return slot;
   }
 
   private insert(name: string, value: string): void {

@@ -45,7 +45,7 @@ describe('stream states', () => {
     expect(driver.connection.streams.size).toBe(0);
   });
 
-  it('takes trailers that end the request, and resets trailers without END_STREAM or with a pseudo-header', () => {
+  it('takes trailers that end the request, and resets trailers without END_STREAM, with a pseudo-header or over 16 KiB', () => {
     const driver = createDriver();
     driver.send(headers(1), data(1, 3), headers(1, true, [['x-trailer', 'yes']]));
     expect(driver.events).toEqual([
@@ -57,6 +57,14 @@ describe('stream states', () => {
     expect(resets(frames)).toEqual([
       [3, PROTOCOL_ERROR],
       [5, PROTOCOL_ERROR],
+    ]);
+    driver.send(headers(7));
+    expect(resets(driver.send(...splitHeaders(7, [['x-big', 'v'.repeat(16_384)]])))).toEqual([
+      [7, PROTOCOL_ERROR],
+    ]);
+    expect(driver.events.filter(([, id]) => id === 7)).toEqual([
+      ['headers', 7],
+      ['closed', 7],
     ]);
   });
 

@@ -52,6 +52,52 @@ describe('HPACK decoder', () => {
     expect(fields(decoder).length).toBe(3);
   });
 
+  describe('past its list limit (an HPACK bomb: one big entry referenced again and again)', () => {
+    // 0x40: a literal with incremental indexing, new name: x-bomb, 4,000 b's (RFC 7541 6.2.1).
+    const insert = Buffer.concat([
+      hex('40 06'),
+      Buffer.from('x-bomb'),
+      hex('7f a1 1e'),
+      Buffer.alloc(4000, 'b'),
+    ]);
+    const bomb = Buffer.concat([hex('83 86'), Buffer.alloc(1000, 0xbe)]); // 0xbe: index 62, the entry above
+
+    it('keeps the fields up to the limit, says it is over, and stays in step with the table', () => {
+      const decoder = new HpackDecoder(4096, 16 * 1024);
+      decoder.decode(insert);
+      expect(decoder.overLimit).toBe(false);
+      decoder.decode(bomb);
+      expect(decoder.overLimit).toBe(true);
+      expect(fields(decoder).slice(0, 2)).toEqual([
+        [':method', 'POST'],
+        [':scheme', 'http'],
+      ]);
+      expect(decoder.count).toBe(2 + Math.floor((16 * 1024 - 43 - 43) / 4038));
+      // The next block still resolves index 62 to the entry the first one inserted.
+      decoder.decode(hex('be'));
+      expect(decoder.overLimit).toBe(false);
+      expect(fields(decoder)).toEqual([['x-bomb', 'b'.repeat(4000)]]);
+    });
+
+    it('counts every field without a limit', () => {
+      const decoder = new HpackDecoder();
+      decoder.decode(insert);
+      decoder.decode(bomb);
+      expect(decoder.count).toBe(1002);
+      expect(decoder.listSize).toBe(43 + 43 + 1000 * 4038);
+    });
+
+    it.each([
+      ['an index beyond the table', 'bf', 'index 63 beyond the table'],
+      ['index 0', '80', 'index 0'],
+      ['a table size update after the fields', '20', 'table size update after a field'],
+    ])('still refuses %s after it', (_, tail, message) => {
+      const decoder = new HpackDecoder(4096, 16 * 1024);
+      decoder.decode(insert);
+      expect(() => decoder.decode(Buffer.concat([bomb, hex(tail)]))).toThrow(new HpackError(message));
+    });
+  });
+
   it('keeps grpc-message within one frame, cut between characters, a lone surrogate replaced', () => {
     const decoder = new HpackDecoder();
     decoder.decode(failureBlock(13, '😀'.repeat(5000)));
