@@ -58,7 +58,7 @@ export class H2Connection extends H2Control {
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('drain', () => {
       this.acksUnread = 0;
-      socket.resume();
+      if (!this.closed) socket.resume();
     });
     socket.on('error', () => {});
     socket.on('end', () => this.end());
@@ -117,11 +117,13 @@ export class H2Connection extends H2Control {
         this.data(flags, id, buf, start, end);
         return;
       case FRAME.HEADERS:
+        if (end === start && (flags & FLAG.END_HEADERS) === 0) this.countEmptyFrame();
         this.headerBlock(this.block.begin(flags, id, buf, start, end));
         return;
       case FRAME.CONTINUATION:
         if (this.block.stream === 0)
           throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'CONTINUATION without HEADERS');
+        if (end === start && (flags & FLAG.END_HEADERS) === 0) this.countEmptyFrame();
         this.headerBlock(this.block.add(buf.subarray(start, end), (flags & FLAG.END_HEADERS) !== 0));
         return;
       case FRAME.PRIORITY:
@@ -176,6 +178,7 @@ export class H2Connection extends H2Control {
       this.recvWindow = CONNECTION_WINDOW;
     }
     const [from, to] = unpad(flags, buf, start, end);
+    if (to === from && (flags & FLAG.END_STREAM) === 0) this.countEmptyFrame();
     const stream = this.streams.get(id);
     if (stream === undefined) {
       if (id > this.lastStreamId)

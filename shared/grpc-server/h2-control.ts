@@ -1,6 +1,6 @@
 // What a server HTTP/2 connection keeps of the peer besides its streams: its SETTINGS and window
 // updates, and the budgets that end a connection abusing them (RST_STREAMs past nghttp2's bucket,
-// ACKs the peer does not read) with GOAWAY ENHANCE_YOUR_CALM.
+// frames without content, ACKs the peer does not read) with GOAWAY ENHANCE_YOUR_CALM.
 import {
   DEFAULT_MAX_FRAME,
   FLAG,
@@ -23,11 +23,41 @@ export const RESET_BURST = 1000;
 export const RESETS_PER_SECOND = 33;
 /** PING and SETTINGS ACKs queued for a peer that does not read them (nghttp2's max_outbound_ack). */
 export const MAX_UNREAD_ACKS = 1000;
+/**
+ * Frames that ask for work and carry nothing: SETTINGS other than ACKs, and DATA, HEADERS or
+ * CONTINUATION without content that neither end the stream nor the header block (CVE-2019-9515,
+ * CVE-2019-9518). A client sends a handful in a connection's life (grpc-go's window growth is
+ * about eight SETTINGS); a flood of them, read as fast as the peer can write, kept the event
+ * loop from its real calls. The same kind of bucket as the resets': 1,000, refilled at 100 a
+ * second, then GOAWAY ENHANCE_YOUR_CALM.
+ */
+export const EMPTY_FRAME_BURST = 1000;
+export const EMPTY_FRAMES_PER_SECOND = 100;
+
+/** A token bucket refilled with time; take() is false once it is empty. */
+class Bucket {
+  private readonly burst: number;
+  private readonly perSecond: number;
+  private tokens: number;
+  private at = performance.now();
+  constructor(burst: number, perSecond: number) {
+    this.burst = burst;
+    this.perSecond = perSecond;
+    this.tokens = burst;
+  }
+  take(): boolean {
+    const now = performance.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.at) * this.perSecond) / 1000);
+    this.at = now;
+    this.tokens -= 1;
+    return this.tokens >= 0;
+  }
+}
 
 export class H2Control extends H2Output {
   protected settingsSeen = false;
-  private resetTokens = RESET_BURST;
-  private resetsCountedAt = performance.now();
+  private readonly resets = new Bucket(RESET_BURST, RESETS_PER_SECOND);
+  private readonly emptyFrames = new Bucket(EMPTY_FRAME_BURST, EMPTY_FRAMES_PER_SECOND);
 
   protected settings(flags: number, id: number, buf: Buffer, start: number, end: number): void {
     if (id !== 0) throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'SETTINGS on a stream');
@@ -36,6 +66,7 @@ export class H2Control extends H2Output {
       return;
     }
     if ((end - start) % 6 !== 0) throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'SETTINGS size');
+    if (this.settingsSeen) this.countEmptyFrame(); // the first is the preface's
     this.settingsSeen = true;
     for (let at = start; at < end; at += 6) {
       const key = buf.readUInt16BE(at);
@@ -91,14 +122,12 @@ export class H2Control extends H2Output {
   }
 
   protected countReset(): void {
-    const now = performance.now();
-    this.resetTokens = Math.min(
-      RESET_BURST,
-      this.resetTokens + ((now - this.resetsCountedAt) * RESETS_PER_SECOND) / 1000,
-    );
-    this.resetsCountedAt = now;
-    this.resetTokens -= 1;
-    if (this.resetTokens < 0) throw new ConnectionError(H2_ERROR.ENHANCE_YOUR_CALM, 'too many stream resets');
+    if (!this.resets.take()) throw new ConnectionError(H2_ERROR.ENHANCE_YOUR_CALM, 'too many stream resets');
+  }
+
+  protected countEmptyFrame(): void {
+    if (!this.emptyFrames.take())
+      throw new ConnectionError(H2_ERROR.ENHANCE_YOUR_CALM, 'too many frames without content');
   }
 
   protected writeAck(frame: Buffer): void {

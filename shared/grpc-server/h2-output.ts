@@ -102,6 +102,9 @@ export class H2Output {
     this.write(goAwayFrame(this.lastStreamId, code));
     this.goingAway = true;
     this.end();
+    // Nothing more is read (a peer that sends garbage or floods would otherwise be read, and
+    // its bytes dropped, for as long as the socket lingers); the GOAWAY has a second to arrive.
+    this.socket.pause();
     setTimeout(() => this.socket.destroy(), 1_000).unref();
   }
 

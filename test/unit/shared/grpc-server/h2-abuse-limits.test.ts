@@ -1,12 +1,18 @@
 // The per-connection limits of the HTTP/2 server against the floods of CVE-2023-44487 and its kin:
-// a reset budget (nghttp2's 1,000, refilled at 33/s), requests reset in the read that completed
-// them never reaching a handler, handlers of reset streams still counted against the stream limit,
+// a reset budget (nghttp2's 1,000, refilled at 33/s), a budget of frames without content (SETTINGS,
+// empty DATA, HEADERS and CONTINUATION), nothing read after a connection error, requests reset in
+// the read that completed them never reaching a handler, handlers of reset streams still counted against the stream limit,
 // ACKs the peer does not read bounded; and field values holding NUL, CR or LF refused (RFC 9113 8.2.1).
 import { describe, expect, it } from 'vitest';
 import { MAX_CONCURRENT_STREAMS } from '../../../../shared/grpc-server/h2-connection.ts';
-import { MAX_UNREAD_ACKS, RESET_BURST } from '../../../../shared/grpc-server/h2-control.ts';
-import { FRAME, H2_ERROR } from '../../../../shared/grpc-server/h2-frames.ts';
 import {
+  EMPTY_FRAME_BURST,
+  MAX_UNREAD_ACKS,
+  RESET_BURST,
+} from '../../../../shared/grpc-server/h2-control.ts';
+import { FLAG, FRAME, H2_ERROR } from '../../../../shared/grpc-server/h2-frames.ts';
+import {
+  block,
   createDriver,
   data,
   frame,
@@ -14,6 +20,7 @@ import {
   goAwayCode,
   headers,
   resets,
+  settings,
   u32,
 } from '../../../helpers/h2-driver.ts';
 
@@ -31,6 +38,59 @@ describe('the reset budget', () => {
     for (let i = RESET_BURST; i < RESET_BURST + 40; i++) more.push(headers(2 * i + 1), rst(2 * i + 1));
     expect(goAwayCode(driver.send(...more))).toBe(H2_ERROR.ENHANCE_YOUR_CALM);
     expect(driver.socket.ended).toBe(true);
+  });
+});
+
+describe('the budget of frames without content', () => {
+  const times = (n: number, make: (i: number) => Buffer) => Array.from({ length: n }, (_, i) => make(i));
+  const emptyContinuation = (id: number) => frame(FRAME.CONTINUATION, 0, id);
+
+  it.each([
+    ['SETTINGS', () => [], () => settings([[4, 65_535]])],
+    ['empty DATA that does not end the stream', () => [headers(1)], () => data(1, 0)],
+    [
+      'empty CONTINUATION that does not end the block',
+      () => [frame(FRAME.HEADERS, FLAG.END_STREAM, 1, block(GRPC_REQUEST))],
+      () => emptyContinuation(1),
+    ],
+  ] as const)(
+    `takes ${EMPTY_FRAME_BURST} %s at once, then ends the connection with GOAWAY ENHANCE_YOUR_CALM`,
+    (_, opening, one) => {
+      const driver = createDriver();
+      expect(goAwayCode(driver.send(...opening(), ...times(EMPTY_FRAME_BURST, one)))).toBeUndefined();
+      // The bucket refills at 100/s: a few more, sent at once, run it dry.
+      expect(goAwayCode(driver.send(...times(40, one)))).toBe(H2_ERROR.ENHANCE_YOUR_CALM);
+      expect(driver.socket.ended).toBe(true);
+    },
+  );
+
+  it('does not count what ends a stream or a header block, nor SETTINGS ACKs', () => {
+    const driver = createDriver();
+    const frames: Buffer[] = [];
+    // 600 requests, each a HEADERS without END_HEADERS, an empty CONTINUATION that ends the block,
+    // an empty DATA that ends the stream, and a SETTINGS ACK: 1,800 frames, none counted.
+    for (let i = 0; i < 600; i++) {
+      const id = 2 * i + 1;
+      frames.push(
+        frame(FRAME.HEADERS, 0, id, block(GRPC_REQUEST)),
+        frame(FRAME.CONTINUATION, FLAG.END_HEADERS, id),
+        data(id, 0, true),
+        settings([], FLAG.ACK),
+      );
+    }
+    expect(goAwayCode(driver.send(...frames))).toBeUndefined();
+    expect(driver.events.filter(([event]) => event === 'end')).toHaveLength(600);
+  });
+});
+
+describe('after a connection error', () => {
+  it('reads nothing more: the socket is paused, and closed a second later', () => {
+    const driver = createDriver();
+    expect(goAwayCode(driver.send(frame(FRAME.PING, 0, 1, Buffer.alloc(8))))).toBe(H2_ERROR.PROTOCOL_ERROR);
+    expect(driver.socket.paused).toBe(true);
+    expect(driver.socket.ended).toBe(true);
+    driver.socket.emit('drain');
+    expect(driver.socket.paused).toBe(true);
   });
 });
 
