@@ -66,10 +66,10 @@ export class H2Connection extends H2Control {
   }
 
   private receive(chunk: Buffer): void {
-    const buf = this.pending === undefined ? chunk : Buffer.concat([this.pending, chunk]);
-    this.pending = undefined;
+    let buf = chunk;
     let at = 0;
     try {
+      if (this.pending !== undefined) buf = this.joinPending(this.pending, chunk);
       if (!this.prefaceSeen) {
         if (buf.length < PREFACE.length) {
           if (!PREFACE.subarray(0, buf.length).equals(buf))
@@ -82,18 +82,7 @@ export class H2Connection extends H2Control {
         this.prefaceSeen = true;
         at = PREFACE.length;
       }
-      while (buf.length - at >= FRAME_HEADER_BYTES && !this.closed) {
-        const length = (buf[at]! << 16) | (buf[at + 1]! << 8) | buf[at + 2]!;
-        if (length > DEFAULT_MAX_FRAME)
-          throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'frame too large');
-        if (buf.length - at < FRAME_HEADER_BYTES + length) break;
-        const type = buf[at + 3]!;
-        const flags = buf[at + 4]!;
-        const id = buf.readUInt32BE(at + 5) & 0x7fffffff;
-        const start = at + FRAME_HEADER_BYTES;
-        at = start + length;
-        this.frame(type, flags, id, buf, start, at);
-      }
+      at = this.frames(buf, at);
       this.dispatchReady();
     } catch (error) {
       if (error instanceof ConnectionError) {
@@ -105,6 +94,50 @@ export class H2Connection extends H2Control {
       return;
     }
     if (at < buf.length && !this.closed) this.pending = buf.subarray(at);
+  }
+
+  /**
+   * The start of a read after one that ended inside a frame: that frame is completed from the
+   * head of the chunk and read on its own, and the rest of the chunk is returned to be read in
+   * place (a copy of at most one frame, not of every 64 KB read of a flood of large frames).
+   */
+  private joinPending(pending: Buffer, chunk: Buffer): Buffer {
+    this.pending = undefined;
+    if (!this.prefaceSeen) return Buffer.concat([pending, chunk]);
+    const have = pending.length;
+    if (have + chunk.length < FRAME_HEADER_BYTES) {
+      this.pending = Buffer.concat([pending, chunk]);
+      return chunk.subarray(chunk.length);
+    }
+    const header =
+      have >= FRAME_HEADER_BYTES
+        ? pending
+        : Buffer.concat([pending, chunk.subarray(0, FRAME_HEADER_BYTES - have)]);
+    const length = (header[0]! << 16) | (header[1]! << 8) | header[2]!;
+    if (length > DEFAULT_MAX_FRAME) throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'frame too large');
+    const take = FRAME_HEADER_BYTES + length - have;
+    if (take > chunk.length) {
+      this.pending = Buffer.concat([pending, chunk]);
+      return chunk.subarray(chunk.length);
+    }
+    this.frames(Buffer.concat([pending, chunk.subarray(0, take)]), 0);
+    return chunk.subarray(take);
+  }
+
+  /** Reads the whole frames of `buf` from `at`; returns where the first incomplete one starts. */
+  private frames(buf: Buffer, at: number): number {
+    while (buf.length - at >= FRAME_HEADER_BYTES && !this.closed) {
+      const length = (buf[at]! << 16) | (buf[at + 1]! << 8) | buf[at + 2]!;
+      if (length > DEFAULT_MAX_FRAME) throw new ConnectionError(H2_ERROR.FRAME_SIZE_ERROR, 'frame too large');
+      if (buf.length - at < FRAME_HEADER_BYTES + length) break;
+      const type = buf[at + 3]!;
+      const flags = buf[at + 4]!;
+      const id = buf.readUInt32BE(at + 5) & 0x7fffffff;
+      const start = at + FRAME_HEADER_BYTES;
+      at = start + length;
+      this.frame(type, flags, id, buf, start, at);
+    }
+    return at;
   }
 
   private frame(type: number, flags: number, id: number, buf: Buffer, start: number, end: number): void {
