@@ -11,3 +11,18 @@ export function serverEnvOf(text: string): Record<string, string> {
       }),
   );
 }
+
+/** An experiment server that serves only Suggestion (no persistence or early-stopping thread), on SQLite. */
+export function suggestionOnlyEnv(
+  kafkaBrokers: readonly string[],
+  sqliteFile: string,
+): Record<string, string> {
+  return {
+    KAFKA_BROKERS: kafkaBrokers.join(','),
+    EXPERIMENT_SERVICES: 'suggestion',
+    PERSISTENCE_WORKER: 'false',
+    EARLY_STOPPING_WORKER: 'false',
+    OBSERVATION_STORE: 'sqlite',
+    SQLITE_FILE: sqliteFile,
+  };
+}

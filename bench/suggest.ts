@@ -13,6 +13,7 @@ import { Worker } from 'node:worker_threads';
 import { kafkaSettings } from '../shared/bus/kafka-settings.ts';
 import { readSettings, str } from '../shared/settings.ts';
 import { type ExperimentServer, startExperimentServer } from '../test/helpers/experiment-server.ts';
+import { suggestionOnlyEnv } from './server-env.ts';
 import { type LoopResult, runLoop } from './suggest/driver.ts';
 import { goptunaFrom, type Latencies, loopLatencies, oursAt } from './suggest/latency.ts';
 import { ALL_PROBLEMS, UNTUNED_PROBLEMS } from './suggest/problems.ts';
@@ -144,12 +145,7 @@ async function runThroughGrpc(all: Job[]): Promise<Outcome[]> {
   try {
     for (let i = 0; i < Number(flags.servers); i++) {
       const server = await startExperimentServer({
-        KAFKA_BROKERS: settings.kafkaBrokers.join(','),
-        EXPERIMENT_SERVICES: 'suggestion',
-        PERSISTENCE_WORKER: 'false',
-        EARLY_STOPPING_WORKER: 'false',
-        OBSERVATION_STORE: 'sqlite',
-        SQLITE_FILE: join(scratch, `observations-${i}.db`),
+        ...suggestionOnlyEnv(settings.kafkaBrokers, join(scratch, `observations-${i}.db`)),
         ...(settings.serverNodeOptions === '' ? {} : { NODE_OPTIONS: settings.serverNodeOptions }),
       });
       servers.push(server);

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { kafkaSettings } from '../../shared/bus/kafka-settings.ts';
 import { readSettings } from '../../shared/settings.ts';
 import { startExperimentServer } from '../../test/helpers/experiment-server.ts';
+import { suggestionOnlyEnv } from '../server-env.ts';
 import { runLoop } from '../suggest/driver.ts';
 import { grpcTransport, inProcessTransport } from '../suggest/transports.ts';
 import { problemByName } from './problems.ts';
@@ -38,14 +39,9 @@ const jobs = list(flags.samplers).flatMap((sampler) =>
 
 const settings = readSettings(kafkaSettings, process.env);
 const scratch = mkdtempSync(join(tmpdir(), 'bench-suite-grpc-'));
-const server = await startExperimentServer({
-  KAFKA_BROKERS: settings.kafkaBrokers.join(','),
-  EXPERIMENT_SERVICES: 'suggestion',
-  PERSISTENCE_WORKER: 'false',
-  EARLY_STOPPING_WORKER: 'false',
-  OBSERVATION_STORE: 'sqlite',
-  SQLITE_FILE: join(scratch, 'observations.db'),
-});
+const server = await startExperimentServer(
+  suggestionOnlyEnv(settings.kafkaBrokers, join(scratch, 'observations.db')),
+);
 const client = grpcTransport(server.address);
 const everyTrial = Array.from({ length: budget }, (_, i) => i + 1);
 let differing = 0;
