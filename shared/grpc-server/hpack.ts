@@ -24,6 +24,9 @@ const HUFFMAN_TREE = (() => {
   return tree;
 })();
 
+/** SETTINGS_HEADER_TABLE_SIZE's initial value (RFC 9113 6.5.2). */
+const DEFAULT_TABLE_SIZE = 4096;
+
 /** An entry's size as the table counts it (RFC 7541 4.1). */
 const entrySize = (name: string, value: string): number => name.length + value.length + 32;
 
@@ -47,6 +50,7 @@ export class HpackDecoder {
   private tableSize = 0;
   private readonly limit: number;
   private maxTableSize: number;
+  private sizeUpdateDue = false;
   private scratch = Buffer.allocUnsafe(256);
   private at = 0;
 
@@ -54,10 +58,18 @@ export class HpackDecoder {
    * `limit`: SETTINGS_HEADER_TABLE_SIZE as we announced it (the peer may only lower the table below it);
    * `listLimit`: SETTINGS_MAX_HEADER_LIST_SIZE as we announced it.
    */
-  constructor(limit = 4096, listLimit = Number.POSITIVE_INFINITY) {
+  constructor(limit = DEFAULT_TABLE_SIZE, listLimit = Number.POSITIVE_INFINITY) {
     this.limit = limit;
     this.maxTableSize = limit;
     this.listLimit = listLimit;
+  }
+
+  /**
+   * The table was announced (SETTINGS_HEADER_TABLE_SIZE) smaller than the peer's encoder had it:
+   * its next block must start with a table size update (RFC 7541 4.2), as nghttp2 demands.
+   */
+  requireSizeUpdate(): void {
+    this.sizeUpdateDue = true;
   }
 
   /** The last block's list was larger than `listLimit`: its fields were not all kept. */
@@ -71,6 +83,11 @@ export class HpackDecoder {
     this.listSize = 0;
     this.at = 0;
     let fields = 0;
+    if (this.sizeUpdateDue) {
+      if (block.length > 0 && (block[0]! & 0xe0) !== 0x20)
+        throw new HpackError('a block after the table was made smaller does not start with a size update');
+      if (block.length > 0) this.sizeUpdateDue = false;
+    }
     while (this.at < block.length) {
       const first = block[this.at]!;
       if (first & 0x80) {

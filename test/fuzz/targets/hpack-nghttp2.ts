@@ -7,7 +7,7 @@
 // with COMPRESSION_ERROR ours refuses too. A session ends at the first block either side refuses.
 import http2 from 'node:http2';
 import { duplexPair } from 'node:stream';
-import { FLAG, FRAME, PREFACE } from '../../../shared/grpc-server/h2-frames.ts';
+import { FLAG, FRAME, PREFACE, writeFrameHeader } from '../../../shared/grpc-server/h2-frames.ts';
 import { holdsForbiddenInValue, isRegularFieldName } from '../../../shared/grpc-server/h2-stream.ts';
 import { HpackDecoder, HpackError } from '../../../shared/grpc-server/hpack.ts';
 import { canonical, type Finding, type FuzzTarget, mutate, pick, type Rng } from '../fuzz-core.ts';
@@ -39,6 +39,8 @@ async function session(rng: Rng, count: number, found: (finding: Finding) => voi
   const ours = new Map<number, { block: string; decoded: Decoded }>();
   const theirs = new Map<number, string[]>();
   const decoder = new HpackDecoder(tableSize);
+  // The server's SETTINGS lower the table from the default: the client's first block must say so.
+  if (tableSize < 4096) decoder.requireSizeUpdate();
   let pending = Buffer.alloc(0);
   let prefaceSeen = false;
   let oursFailed = false;
@@ -192,3 +194,39 @@ export const hpackNghttp2Target: FuzzTarget = {
     }
   },
 };
+
+/**
+ * Whether nghttp2 (a node:http2 server announcing `tableSize`) refuses `block`, the first request's
+ * header block after its SETTINGS are acknowledged, with GOAWAY COMPRESSION_ERROR: the oracle for
+ * one kept input.
+ */
+export async function nghttp2RefusesFirstBlock(block: Buffer, tableSize: number): Promise<boolean> {
+  const [peer, serverSide] = duplexPair();
+  const server = http2.performServerHandshake(serverSide, { settings: { headerTableSize: tableSize } });
+  server.on('error', () => {});
+  server.on('stream', (stream) => stream.on('error', () => {}));
+  const frameOf = (type: number, flags: number, id: number, payload: Buffer) => {
+    const out = Buffer.alloc(9 + payload.length);
+    writeFrameHeader(out, 0, payload.length, type, flags, id);
+    payload.copy(out, 9);
+    return out;
+  };
+  const back: Buffer[] = [];
+  peer.on('data', (chunk: Buffer) => back.push(chunk));
+  peer.write(
+    Buffer.concat([
+      PREFACE,
+      frameOf(FRAME.SETTINGS, 0, 0, Buffer.alloc(0)),
+      frameOf(FRAME.SETTINGS, FLAG.ACK, 0, Buffer.alloc(0)),
+      frameOf(FRAME.HEADERS, FLAG.END_HEADERS | FLAG.END_STREAM, 1, block),
+    ]),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  server.destroy();
+  peer.destroy();
+  const bytes = Buffer.concat(back);
+  for (let at = 0; at + 9 <= bytes.length; at += 9 + bytes.readUIntBE(at, 3))
+    if (bytes[at + 3] === FRAME.GOAWAY)
+      return bytes.readUInt32BE(at + 13) === http2.constants.NGHTTP2_COMPRESSION_ERROR;
+  return false;
+}
