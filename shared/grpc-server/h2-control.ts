@@ -84,6 +84,8 @@ export class H2Control extends H2Output {
             throw new ConnectionError(H2_ERROR.FLOW_CONTROL_ERROR, 'window overflow');
         }
       }
+      // A smaller table for the peer's decoder: our next header block must say we shrank ours.
+      if (key === SETTING.HEADER_TABLE_SIZE && value < this.encoderTableSize) this.sizeUpdateDue = true;
       if (key === SETTING.MAX_FRAME_SIZE) {
         if (value < DEFAULT_MAX_FRAME || value > 0xffffff)
           throw new ConnectionError(H2_ERROR.PROTOCOL_ERROR, 'MAX_FRAME_SIZE out of range');

@@ -31,6 +31,8 @@ export interface StreamHandler {
 }
 
 const flush = (connection: H2Output): void => connection.flush();
+/** A dynamic table size update to 0 (RFC 7541 6.3). */
+const SIZE_UPDATE_TO_ZERO = Buffer.from([0x20]);
 
 function emptyEnd(id: number): Buffer {
   const out = Buffer.allocUnsafe(FRAME_HEADER_BYTES);
@@ -52,6 +54,13 @@ export class H2Output {
   protected sendWindow = DEFAULT_WINDOW;
   protected peerInitialWindow = DEFAULT_WINDOW;
   protected peerMaxFrame = DEFAULT_MAX_FRAME;
+  /**
+   * The dynamic table size our encoder last told the peer: 4,096 until our first update. We index
+   * nothing, so when the peer's SETTINGS lower its decoder's table, one update to 0 says all.
+   */
+  protected encoderTableSize = 4096;
+  /** The next header block must start with a table size update (RFC 7541 4.2; nghttp2 refuses one without). */
+  protected sizeUpdateDue = false;
   private blocked: H2Stream[] = [];
   private out: Buffer[] = [];
   private scheduled = false;
@@ -113,8 +122,9 @@ export class H2Output {
   }
 
   /** Sends the response headers (a header block) before any DATA; `end` makes it trailers-only. */
-  sendHeaders(stream: H2Stream, block: Buffer, end: boolean): void {
+  sendHeaders(stream: H2Stream, headerBlock: Buffer, end: boolean): void {
     if (stream.closed) return;
+    const block = this.withSizeUpdate(headerBlock);
     const out = Buffer.allocUnsafe(FRAME_HEADER_BYTES + block.length);
     writeFrameHeader(
       out,
@@ -131,15 +141,16 @@ export class H2Output {
   }
 
   /** Response headers, one DATA payload and the trailers in one write when the windows allow it. */
-  respond(stream: H2Stream, headers: Buffer, data: Buffer, trailers: Buffer): void {
+  respond(stream: H2Stream, headerBlock: Buffer, data: Buffer, trailers: Buffer): void {
     if (stream.closed) return;
     const n = data.length;
     if (n > this.sendWindow || n > stream.sendWindow || n > this.peerMaxFrame) {
-      this.sendHeaders(stream, headers, false);
+      this.sendHeaders(stream, headerBlock, false);
       this.sendData(stream, data);
       this.sendTrailers(stream, trailers);
       return;
     }
+    const headers = this.withSizeUpdate(headerBlock);
     const out = Buffer.allocUnsafe(3 * FRAME_HEADER_BYTES + headers.length + n + trailers.length);
     let at = writeFrameHeader(out, 0, headers.length, FRAME.HEADERS, FLAG.END_HEADERS, stream.id);
     at += headers.copy(out, at);
@@ -159,6 +170,14 @@ export class H2Output {
     stream.headersSent = true;
     this.write(out);
     this.localEnd(stream);
+  }
+
+  /** `block`, after a size update to 0 when one is due. */
+  private withSizeUpdate(block: Buffer): Buffer {
+    if (!this.sizeUpdateDue) return block;
+    this.sizeUpdateDue = false;
+    this.encoderTableSize = 0;
+    return Buffer.concat([SIZE_UPDATE_TO_ZERO, block]);
   }
 
   /** DATA, as much as the windows allow now, the rest when WINDOW_UPDATEs come. */

@@ -69,15 +69,21 @@ async function session(
   nextId: () => string,
 ): Promise<void> {
   const authority = `127.0.0.1:${await listening()}`;
+  const settings = {
+    initialWindowSize: pick(rng, [1, 100, 16_384, 65_535, 1 << 20]),
+    maxFrameSize: pick(rng, [16_384, 16_385, 65_536]),
+    headerTableSize: pick(rng, [0, 256, 4096]),
+  };
   const client = http2.connect(`http://${authority}`, {
-    settings: {
-      initialWindowSize: pick(rng, [1, 100, 16_384, 65_535, 1 << 20]),
-      maxFrameSize: pick(rng, [16_384, 16_385, 65_536]),
-      headerTableSize: pick(rng, [0, 256, 4096]),
-    },
+    settings,
     paddingStrategy: pick(rng, [http2.constants.PADDING_STRATEGY_NONE, http2.constants.PADDING_STRATEGY_MAX]),
   });
-  client.on('error', () => {});
+  // The client ending the session is a protocol error it found in what the server sent.
+  let sessionError: string | undefined;
+  client.on('error', (error: Error) => {
+    sessionError ??= error.message;
+  });
+  const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
   const requests = Array.from({ length: count }, async () => {
     const headers = randomHeaderFields(rng);
     headers[':method'] = 'POST';
@@ -106,7 +112,7 @@ async function session(
     const got = seen.get(id);
     seen.delete(id);
     if (reply === undefined) {
-      refused.count++; // a header list over 16 KiB: refused, nothing to compare
+      refused.count++; // refused (a header list over 16 KiB), or the session ended: nothing to compare
       return;
     }
     const input = `${canonical(headers)} with a body of ${body.length} bytes`;
@@ -120,7 +126,15 @@ async function session(
       found({ kind: 'difference', input, detail: `the client read ${reply.length} other bytes` });
   });
   await Promise.all(requests);
+  // The session's error comes after its streams have closed, before the session's close.
   client.close();
+  await closed;
+  if (sessionError !== undefined)
+    found({
+      kind: 'difference',
+      input: `a session with SETTINGS ${canonical(settings)}`,
+      detail: `node:http2's client ended the session: ${sessionError}`,
+    });
   for (const failure of failures.splice(0)) found({ kind: 'crash', input: '(a session)', detail: failure });
 }
 
