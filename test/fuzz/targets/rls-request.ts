@@ -1,9 +1,10 @@
 // The RLS request reader (rls-codec.ts over protobuf-wire.ts) against protobufjs through
 // proto-loader, whose object the grpc-js path turned into the service's request (fromWireRequest):
 // the same request, or the same INVALID_ARGUMENT message, or an error on both sides.
-// Two kinds of input are not compared, where protobufjs departs from the encoding (and from Go's
-// protobuf, which envoyproxy/ratelimit uses): a known field with another wire type, and over-long
-// 32-bit varints (protobufjsMisreads says which).
+// Three kinds of input are not compared, where protobufjs departs from the encoding (and from Go's
+// protobuf, which envoyproxy/ratelimit uses): a known field with another wire type, over-long
+// 32-bit varints, and a singular message field seen twice, which protobufjs replaces and the
+// encoding merges (protobufjsMisreads says which; fuzz-regressions.test.ts checks the merge).
 import protobuf from 'protobufjs';
 import { decodeRateLimitRequest } from '../../../services/ratelimit/adapters/grpc/rls-codec.ts';
 import { fromWireRequest, type WireRequest } from '../../../services/ratelimit/adapters/grpc/wire.ts';
@@ -59,6 +60,8 @@ function walk(
     const [length] = varintAt(bytes, reader.pos);
     return length > 5 && length !== 10;
   };
+  // protobufjs replaces a singular message field seen twice; the encoding (and Go) merge them.
+  const messagesSeen = new Set<number>();
   while (reader.pos < reader.len) {
     if (overLong() || over64Bits(bytes, reader.pos)) return true;
     const tag = reader.uint32();
@@ -82,6 +85,10 @@ function walk(
       if ((length > 5 && length !== 10) || value >= 2 ** 32) return true;
       const body = reader.bytes();
       const nested = field?.resolvedType;
+      if (nested instanceof protobuf.Type && !field!.repeated && !field!.map) {
+        if (messagesSeen.has(field!.id)) return true;
+        messagesSeen.add(field!.id);
+      }
       if (
         nested instanceof protobuf.Type &&
         !field!.map &&

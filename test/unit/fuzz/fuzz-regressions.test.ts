@@ -31,6 +31,36 @@ describe('ReportObservationLog fast path (parseReport + the Avro fast writer) ag
   });
 });
 
+describe('RLS request reader: a message field seen twice is merged, as Go merges it', () => {
+  // Found by the 1,000,000-input run of rls-request: the first limit override was checked (and
+  // refused for its unit 0) before the second one set the unit. protobufjs replaces rather than
+  // merges, so these are checked against the encoding's rule, not against it.
+  it('a limit override in two parts: the unit from the second', () => {
+    // descriptor { entries: [{}], limit: { <field 12> }, limit: { unit: YEAR }, hits_addend: {} }
+    expect(decodeRateLimitRequest(hex('120f0a0012056579757a6a120210061a00')).descriptors[0]).toEqual({
+      entries: [{ key: '', value: '' }],
+      limit: { requestsPerUnit: 0, unit: 'YEAR' },
+      hitsAddend: 0,
+    });
+    // descriptor { limit: { requests_per_unit: 7 }, limit: { unit: HOUR } }
+    expect(decodeRateLimitRequest(hex('12081202080712021003')).descriptors[0]!.limit).toEqual({
+      requestsPerUnit: 7,
+      unit: 'HOUR',
+    });
+  });
+
+  it('refuses the merged override once, naming its unit', () => {
+    expect(() => decodeRateLimitRequest(hex('120812021007120208071a00'))).toThrow(
+      'descriptors[0].limit.unit must be one of SECOND, MINUTE, HOUR, DAY, MONTH, YEAR, not 7',
+    );
+  });
+
+  it('hits_addend in two parts keeps the value the first gave', () => {
+    // descriptor { hits_addend: { value: 5 } , hits_addend: {} }
+    expect(decodeRateLimitRequest(hex('12061a0208051a00')).descriptors[0]!.hitsAddend).toBe(5);
+  });
+});
+
 describe('RLS request reader against protobufjs', () => {
   it.each([
     // An enum (limit.unit) sent as a 10-byte negative int32 was read as 18446744073709552000.

@@ -151,7 +151,11 @@ export function decodeRateLimitRequest(bytes: Uint8Array): DecisionRequest {
 
 function decodeDescriptor(reader: ProtobufReader, index: number): DescriptorInput {
   const entries: Array<{ key: string; value: string }> = [];
-  let limit: DescriptorInput['limit'];
+  // A message field seen twice is merged (the protobuf encoding's rule): the override's fields
+  // are gathered over every occurrence and checked once, after the descriptor.
+  let limitSeen = false;
+  let requestsPerUnit = 0;
+  let unit = 0;
   let hitsAddend: number | undefined;
   while (!reader.done()) {
     const tag = reader.tag();
@@ -167,9 +171,8 @@ function decodeDescriptor(reader: ProtobufReader, index: number): DescriptorInpu
       }
       entries.push({ key, value });
     } else if (tag === LIMIT_TAG) {
+      limitSeen = true;
       const override = reader.message();
-      let requestsPerUnit = 0;
-      let unit = 0;
       while (!override.done()) {
         const t = override.tag();
         if (t === REQUESTS_PER_UNIT_TAG) requestsPerUnit = override.uint32();
@@ -177,11 +180,10 @@ function decodeDescriptor(reader: ProtobufReader, index: number): DescriptorInpu
           unit = override.uint32() | 0; // an enum is an int32
         else override.skip(t & 7);
       }
-      limit = limitOverride(index, requestsPerUnit, OVERRIDE_UNIT_NAMES[unit] ?? String(unit));
     } else if (tag === DESCRIPTOR_HITS_ADDEND_TAG) {
       // google.protobuf.UInt64Value: present means set, its value 0 when absent.
       const wrapper = reader.message();
-      hitsAddend = 0;
+      hitsAddend ??= 0;
       while (!wrapper.done()) {
         const t = wrapper.tag();
         if (t === UINT64_VALUE_TAG) hitsAddend = wrapper.varint();
@@ -189,6 +191,9 @@ function decodeDescriptor(reader: ProtobufReader, index: number): DescriptorInpu
       }
     } else reader.skip(tag & 7);
   }
+  const limit = limitSeen
+    ? limitOverride(index, requestsPerUnit, OVERRIDE_UNIT_NAMES[unit] ?? String(unit))
+    : undefined;
   return { entries, limit, hitsAddend };
 }
 
