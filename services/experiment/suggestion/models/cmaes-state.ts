@@ -157,6 +157,11 @@ export function tellEs(state: EsState, points: readonly Float64Array[], losses: 
     }
   }
   state.sigma *= Math.exp(Math.min(1, (k.cs / k.damps) * (psNorm / k.chiN - 1)));
+  // Flat fitness (the best and the ⌈0.7λ⌉-th best alike: a plateau, or a step too small for a
+  // rounded parameter): the step grows, as in Hansen's reference code, or the run stays put.
+  const flatRank = Math.min(order.length, Math.ceil(0.7 * state.lambda)) - 1;
+  if (flatRank > 0 && losses[order[0]!] === losses[order[flatRank]!])
+    state.sigma *= Math.exp(0.2 + k.cs / k.damps);
   const { values, vectors } = symmetricEigen(state.cov, n);
   state.basis = vectors;
   state.scales = values.map((v) => Math.sqrt(Math.max(v, 1e-20)));
