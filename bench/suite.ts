@@ -4,7 +4,8 @@
 // The Optuna side's venv is made on first use (bench/suite/python-side.ts); runs already cached
 // need no Python. Flags: --functions 1,2,… (add m for the mixed variant: 1m,10m,15m) --dims 2,5,10
 // --budgets 50,200 --seeds N --samplers a,b --cache DIR --rerun a,b --workers N --svg FILE (the ECDF picture;
-// docs/bbob-ecdf.svg for the note) --quick (f1,f8,f15,f21 in 2-D, budget 50, 3 seeds, random and tpe).
+// docs/bbob-ecdf.svg for the note) --ours-only (our runs only, no report: to try a change while
+// Optuna's side of the same grid is still running into the cache) --quick (f1,f8,f15,f21 in 2-D, budget 50, 3 seeds, random and tpe).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,6 +36,7 @@ const { values: flags } = parseArgs({
     // Python processes for Optuna's side; ours runs beside them in this process.
     workers: { type: 'string', default: '1' },
     svg: { type: 'string' },
+    'ours-only': { type: 'boolean', default: false },
   },
 });
 const quick = flags.quick;
@@ -101,7 +103,8 @@ const write = (path: string, regrets: number[]) => {
   writeFileSync(path, JSON.stringify({ regrets }));
 };
 // Optuna's side runs in its own process while ours runs here: two cores, both busy.
-const missing = jobs.filter((j) => !existsSync(theirsPath(j)));
+const oursOnly = flags['ours-only'];
+const missing = oursOnly ? [] : jobs.filter((j) => !existsSync(theirsPath(j)));
 const theirs = missing.length ? optunaSide(missing) : Promise.resolve();
 const everyTrial = (budget: number) => Array.from({ length: budget }, (_, i) => i + 1);
 const rerun = list(flags.rerun);
@@ -120,6 +123,12 @@ for (const job of jobs.filter((j) => rerun.includes(j.sampler) || !existsSync(ou
   await new Promise(setImmediate);
 }
 await theirs;
+if (oursOnly) {
+  log(
+    `bench:suite: ${jobs.length} of our runs in ${((performance.now() - started) / 1000).toFixed(0)} s (--ours-only: no report)`,
+  );
+  process.exit(0);
+}
 
 /** Optuna's runs, dealt round-robin to `--workers` Python processes (each with its evaluator). */
 async function optunaSide(list: readonly Job[]): Promise<void> {
