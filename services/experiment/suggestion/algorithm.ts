@@ -121,6 +121,7 @@ export function fromSampler<
         count,
         rng: createRng(seeds.call),
         options: withSettings(definition.defaults, config),
+        budget: experiment.maxTrialCount > 0 ? experiment.maxTrialCount : undefined,
       });
       if (points.length !== count)
         throw internal(`the sampler returned ${points.length} points for ${count} requested`);

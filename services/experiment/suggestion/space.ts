@@ -58,6 +58,8 @@ export interface SamplerInput<Options> {
   readonly count: number;
   readonly rng: Rng;
   readonly options: Options;
+  /** The experiment's max_trial_count when it sets one: how long a run the sampler may plan for. */
+  readonly budget?: number;
 }
 
 export type Sampler<Options> = (input: SamplerInput<Options>) => Point[];

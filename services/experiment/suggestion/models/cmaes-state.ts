@@ -22,7 +22,10 @@ export interface EsState {
 
 interface Constants {
   readonly mu: number;
+  /** λ weights by rank: the μ best positive (summing to 1), the rest negative (active CMA) or 0. */
   readonly weights: Float64Array;
+  /** The negative weights' sum (0 without active CMA): what they take from C's decay. */
+  readonly negativeSum: number;
   readonly muEff: number;
   readonly cc: number;
   readonly cs: number;
@@ -36,16 +39,33 @@ export function defaultPopulation(n: number): number {
   return 4 + Math.floor(3 * Math.log(n));
 }
 
-export function createEs(n: number, lambda: number, mean: Float64Array, sigma: number): EsState {
+export function createEs(
+  n: number,
+  lambda: number,
+  mean: Float64Array,
+  sigma: number,
+  active = false,
+): EsState {
   const mu = Math.floor(lambda / 2);
-  const raw = Array.from({ length: mu }, (_, i) => Math.log(mu + 0.5) - Math.log(i + 1));
-  const total = raw.reduce((s, w) => s + w, 0);
-  const weights = Float64Array.from(raw, (w) => w / total);
-  const muEff = 1 / weights.reduce((s, w) => s + w * w, 0);
+  // Active CMA ranks all λ from ln((λ+1)/2) (Hansen's tutorial); the positive-only form from ln(μ+½).
+  const top = active ? Math.log((lambda + 1) / 2) : Math.log(mu + 0.5);
+  const raw = Array.from({ length: lambda }, (_, i) => top - Math.log(i + 1));
+  const total = raw.slice(0, mu).reduce((s, w) => s + w, 0);
+  const positive = raw.slice(0, mu).map((w) => w / total);
+  const muEff = 1 / positive.reduce((s, w) => s + w * w, 0);
   const cc = (4 + muEff / n) / (n + 4 + (2 * muEff) / n);
   const cs = (muEff + 2) / (n + muEff + 5);
   const c1 = 2 / ((n + 1.3) ** 2 + muEff);
   const cmu = Math.min(1 - c1, (2 * (muEff - 2 + 1 / muEff)) / ((n + 2) ** 2 + muEff));
+  const negative = active ? raw.slice(mu) : [];
+  const negativeTotal = -negative.reduce((s, w) => s + w, 0);
+  const muEffMinus = negativeTotal ** 2 / negative.reduce((s, w) => s + w * w, 0);
+  // Hansen's tutorial, (53)-(55): the negative weights' total, bounded so C stays positive definite.
+  const alphaMinus = Math.min(1 + c1 / cmu, 1 + (2 * muEffMinus) / (muEff + 2), (1 - c1 - cmu) / (n * cmu));
+  const weights = Float64Array.from({ length: lambda }, (_, i) =>
+    i < mu ? positive[i]! : negativeTotal > 0 ? (alphaMinus * negative[i - mu]!) / negativeTotal : 0,
+  );
+  const negativeSum = weights.reduce((s, w) => s + Math.min(0, w), 0);
   const damps = 1 + 2 * Math.max(0, Math.sqrt((muEff - 1) / (n + 1)) - 1) + cs;
   const chiN = Math.sqrt(n) * (1 - 1 / (4 * n) + 1 / (21 * n * n));
   const identity = new Float64Array(n * n);
@@ -61,7 +81,7 @@ export function createEs(n: number, lambda: number, mean: Float64Array, sigma: n
     pathC: new Float64Array(n),
     pathSigma: new Float64Array(n),
     generation: 0,
-    constants: { mu, weights, muEff, cc, cs, c1, cmu, damps, chiN },
+    constants: { mu, weights, negativeSum, muEff, cc, cs, c1, cmu, damps, chiN },
   };
 }
 
@@ -143,13 +163,22 @@ export function tellEs(state: EsState, points: readonly Float64Array[], losses: 
     psNorm / Math.sqrt(1 - (1 - k.cs) ** (2 * state.generation)) / k.chiN < 1.4 + 2 / (n + 1) ? 1 : 0;
   const ccFactor = Math.sqrt(k.cc * (2 - k.cc) * k.muEff);
   for (let i = 0; i < n; i++) state.pathC[i] = (1 - k.cc) * state.pathC[i]! + hsig * ccFactor * yw[i]!;
-  const decay = 1 - k.c1 - k.cmu + (1 - hsig) * k.c1 * k.cc * (2 - k.cc);
+  // Active CMA: a worse point's weight is scaled by n/‖C^(-1/2)·y‖², so a long step cannot shrink C too far.
+  const weightsIO = order.map((index, r) => {
+    const w = k.weights[r] ?? 0;
+    if (w >= 0) return w;
+    const squared = whiten(state, steps[index]!).reduce((sum, v) => sum + v * v, 0);
+    return (w * n) / Math.max(1e-20, squared);
+  });
+  const decay = 1 - k.c1 - k.cmu * (1 + k.negativeSum) + (1 - hsig) * k.c1 * k.cc * (2 - k.cc);
   for (let i = 0; i < n; i++) {
     for (let j = 0; j <= i; j++) {
       let rankMu = 0;
-      for (let r = 0; r < k.mu && r < order.length; r++) {
+      for (let r = 0; r < order.length; r++) {
+        const w = weightsIO[r]!;
+        if (w === 0) continue;
         const y = steps[order[r]!]!;
-        rankMu += k.weights[r]! * y[i]! * y[j]!;
+        rankMu += w * y[i]! * y[j]!;
       }
       const value = decay * state.cov[i * n + j]! + k.c1 * state.pathC[i]! * state.pathC[j]! + k.cmu * rankMu;
       state.cov[i * n + j] = value;

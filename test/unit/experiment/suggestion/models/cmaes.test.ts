@@ -18,6 +18,8 @@ function run(
   loss: (x: number, y: number) => number,
   restartStrategy: RestartStrategy,
   trials: number,
+  /** max_trial_count; undefined: the experiment sets none. */
+  budget: number | undefined,
 ): Observation[] {
   const history: Observation[] = [];
   for (let t = 0; t < trials; t++) {
@@ -28,6 +30,7 @@ function run(
       count: 1,
       rng: createRng(t),
       options: { ...DEFAULT_CMAES_OPTIONS, restartStrategy },
+      budget,
     });
     history.push({ point: point!, loss: loss(point![0] as number, point![1] as number) });
   }
@@ -36,14 +39,31 @@ function run(
 
 describe('cmaes', () => {
   it('converges on a shifted quadratic from the history alone', () => {
-    const history = run((x, y) => (x - 1.5) ** 2 + (y + 2) ** 2, 'none', 80);
+    const history = run((x, y) => (x - 1.5) ** 2 + (y + 2) ** 2, 'none', 80, 80);
     expect(Math.min(...history.map((o) => o.loss))).toBeLessThan(1e-3);
+  });
+
+  it('learns a narrow valley with active CMA when the experiment runs more than 100 trials', () => {
+    // An ellipsoid of condition 1e6, rotated 45° so no axis lines up with it.
+    const valley = (x: number, y: number) => {
+      const u = (x - 1 + (y + 1)) / Math.SQRT2;
+      const v = (x - 1 - (y + 1)) / Math.SQRT2;
+      return u * u + 1e6 * v * v;
+    };
+    const best = (budget: number | undefined) =>
+      Math.min(...run(valley, 'none', 400, budget).map((o) => o.loss));
+    // The greedy weights (a budget of 100 or less) are the same run whatever that budget is.
+    expect(run(valley, 'none', 30, 50)).toEqual(run(valley, 'none', 30, 100));
+    expect(run(valley, 'none', 30, 100)).not.toEqual(run(valley, 'none', 30, 101));
+    // With no max_trial_count the run may be long: active, as with a large budget.
+    expect(run(valley, 'none', 30, undefined)).toEqual(run(valley, 'none', 30, 500));
+    expect(best(500)).toBeLessThan(best(100) / 100);
   });
 
   it.each(['ipop', 'bipop'] as const)(
     'restarts with %s when a generation is flat, and the replay stays deterministic',
     (strategy) => {
-      const flat = run(() => 1, 'none', 30);
+      const flat = run(() => 1, 'none', 30, 30);
       const next = (restartStrategy: RestartStrategy) =>
         cmaes({
           dimensions: SPACE,
