@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TypedEvent } from '../../schemas/gen/events.ts';
-import type { ObservationStore, TrialPageQuery } from '../../services/experiment/common/ports.ts';
+import type { ObservationStore } from '../../services/experiment/common/ports.ts';
+import type { TrialPageQuery } from '../../services/experiment/common/read-model.ts';
 import type { ReadModelStore } from '../../services/experiment/dbmanager/adapters/read-model-store.ts';
 import { readModelChanges } from '../../services/experiment/dbmanager/read-model.ts';
 

@@ -7,7 +7,7 @@ import type {
   EarlyStoppingRuleView,
   ObjectiveView,
   SearchParameterView,
-} from '../common/ports.ts';
+} from '../common/read-model.ts';
 
 /** One change to the read model; applying the same change again leaves the same state. */
 export type ReadModelChange =

@@ -2,7 +2,7 @@
 // ?reference, the point the front's hypervolume is measured from.
 import { AppError, invalidArgument } from '../../../shared/errors.ts';
 import { parseFinite } from '../common/katib-numbers.ts';
-import type { ExperimentView, ObjectiveView } from '../common/ports.ts';
+import type { ExperimentView, ObjectiveView } from '../common/read-model.ts';
 
 /** The experiment's objectives; FAILED_PRECONDITION while none has a known direction. */
 export function objectivesOf(experiment: ExperimentView): readonly ObjectiveView[] {

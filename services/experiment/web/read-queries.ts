@@ -1,7 +1,7 @@
 // The read API's query parameters for a page of trials and for curves, checked once, each error
 // naming its parameter.
 import { invalidArgument } from '../../../shared/errors.ts';
-import type { TrialPageQuery, TrialSort } from '../common/ports.ts';
+import type { TrialPageQuery, TrialSort } from '../common/read-model.ts';
 
 export const TRIAL_PAGE_PARAMETERS = ['offset', 'limit', 'sort', 'order', 'status', 'q'] as const;
 export const MAX_PAGE = 1_000;

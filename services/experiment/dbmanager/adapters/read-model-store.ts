@@ -2,14 +2,14 @@
 // queries are ./read-model-trials.ts. A trial's status is not kept here: it is read from the
 // observation store's trial_statuses, which the persistence consumer writes in the same batch as the
 // observations, so it is written once.
+import type { ObservationStore } from '../../common/ports.ts';
 import type {
   EarlyStoppingRuleView,
   ExperimentView,
   ObjectiveView,
-  ObservationStore,
   ReadModel,
   SearchParameterView,
-} from '../../common/ports.ts';
+} from '../../common/read-model.ts';
 import type { ReadModelChange } from '../read-model.ts';
 import { openPostgresReadModelSql, openSqliteReadModelSql, type Sql } from './read-model-sql.ts';
 import { trialQueries } from './read-model-trials.ts';

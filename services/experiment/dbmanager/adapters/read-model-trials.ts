@@ -12,7 +12,7 @@ import type {
   TrialSummary,
   TrialView,
   TrialWithObjective,
-} from '../../common/ports.ts';
+} from '../../common/read-model.ts';
 import type { Sql } from './read-model-sql.ts';
 
 interface TrialRow {

@@ -4,7 +4,7 @@
 // trials, their values or parameters, the objectives or the search space differ from the last
 // answer's.
 import { createHash } from 'node:crypto';
-import type { ObjectiveAnalysis, ObjectiveView, SearchParameterView } from '../../common/ports.ts';
+import type { ObjectiveAnalysis, ObjectiveView, SearchParameterView } from '../../common/read-model.ts';
 import type { TrialRecord } from '../katib-space.ts';
 import { paretoView } from './front.ts';
 import { importanceRecords, importanceView } from './importance.ts';

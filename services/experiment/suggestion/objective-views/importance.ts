@@ -7,7 +7,7 @@ import type {
   ObjectiveView,
   SearchParameterView,
   TrialObjectiveValues,
-} from '../../common/ports.ts';
+} from '../../common/read-model.ts';
 import { importancesByObjective } from '../importance/importance-by-objective.ts';
 import type { TrialRecord } from '../katib-space.ts';
 import { createRng } from '../rng.ts';

@@ -2,7 +2,7 @@
 // ../katib-space.ts): a trial counts as the algorithms count it, when SUCCEEDED or EARLYSTOPPED, and
 // then only when it reported every objective.
 import type { ParameterSpec__Output } from '../../../../proto/gen/api/v1/beta1/ParameterSpec.ts';
-import type { ObjectiveView, SearchParameterView, TrialObjectiveValues } from '../../common/ports.ts';
+import type { ObjectiveView, SearchParameterView, TrialObjectiveValues } from '../../common/read-model.ts';
 import { type Condition, type TrialRecord, toDimensions, toPoint } from '../katib-space.ts';
 import type { NamedObjective } from '../multi-objective/objectives.ts';
 import type { Dimension } from '../space.ts';

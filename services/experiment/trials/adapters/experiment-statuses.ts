@@ -2,7 +2,7 @@
 // instance that serves HTTP (each builds the same from the topic; nothing here another instance
 // needs). A read first waits until what the topic held when it was asked was read.
 import { type Bus, readTopic } from '../../../../shared/bus/index.ts';
-import type { ExperimentStatuses, ExperimentStatusView } from '../../common/ports.ts';
+import type { ExperimentStatuses, ExperimentStatusView } from '../../common/submissions.ts';
 
 const NO_TRIALS = {
   pending: 0,

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Bus, type EventProducer, readTopic } from '../../../../shared/bus/index.ts';
 import type { Clock } from '../../../../shared/clock.ts';
-import type { ExperimentSubmitter } from '../../common/ports.ts';
+import type { ExperimentSubmitter } from '../../common/submissions.ts';
 import { decideSubmission } from '../definition/submission.ts';
 
 async function lastSubmission(bus: Bus, topic: string, name: string) {

@@ -8,13 +8,9 @@ import { invalidArgument, notFound } from '../../../../shared/errors.ts';
 import type { GrpcJsonGateway } from '../../../../shared/grpc-http.ts';
 import { type HttpListener, startHttpListener } from '../../../../shared/http-listener.ts';
 import type { Logger } from '../../../../shared/logger.ts';
-import type {
-  ExperimentStatuses,
-  ExperimentSubmitter,
-  ObjectiveAnalysis,
-  ObservationStore,
-  ReadModel,
-} from '../../common/ports.ts';
+import type { ObservationStore } from '../../common/ports.ts';
+import type { ObjectiveAnalysis, ReadModel } from '../../common/read-model.ts';
+import type { ExperimentStatuses, ExperimentSubmitter } from '../../common/submissions.ts';
 import { answerFailure, answerWith, HttpReply, json, params, readBody } from './http-replies.ts';
 import { type Endpoint, routeRequest } from './http-routes.ts';
 import type { LiveHub } from './live-hub.ts';

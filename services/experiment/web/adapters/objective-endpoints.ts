@@ -3,7 +3,7 @@
 // range). GET /api/experiments/{name}/importance: each parameter's fANOVA importance per objective,
 // kept per experiment until its trials change. Both JSON, or CSV with ?format=csv or Accept: text/csv.
 import { notFound } from '../../../../shared/errors.ts';
-import type { ObjectiveAnalysis, ReadModel } from '../../common/ports.ts';
+import type { ObjectiveAnalysis, ReadModel } from '../../common/read-model.ts';
 import { toCsv } from '../csv.ts';
 import { objectivesOf, referenceOf } from '../objective-queries.ts';
 import { csv, formatOf, json, params } from './http-replies.ts';

@@ -5,7 +5,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { invalidArgument, notFound } from '../../../../shared/errors.ts';
 import { toQuery } from '../../common/observation-query.ts';
-import type { ObservationStore, ReadModel } from '../../common/ports.ts';
+import type { ObservationStore } from '../../common/ports.ts';
+import type { ReadModel } from '../../common/read-model.ts';
 import { toCsv } from '../csv.ts';
 import { columnsOf, TRIAL_PAGE_PARAMETERS, trialPageQuery } from '../read-queries.ts';
 import { csv, formatOf, json, params } from './http-replies.ts';

@@ -10,13 +10,9 @@ import type { Lifecycle } from '../../../../shared/lifecycle.ts';
 import type { Logger } from '../../../../shared/logger.ts';
 import type { RpcService } from '../../../../shared/rpc/contract.ts';
 import type { ExperimentTopics } from '../../common/bus-names.ts';
-import type {
-  ExperimentStatuses,
-  ExperimentSubmitter,
-  ObjectiveAnalysis,
-  ObservationStore,
-  ReadModel,
-} from '../../common/ports.ts';
+import type { ObservationStore } from '../../common/ports.ts';
+import type { ObjectiveAnalysis, ReadModel } from '../../common/read-model.ts';
+import type { ExperimentStatuses, ExperimentSubmitter } from '../../common/submissions.ts';
 import { startHttpApi, webAssets } from './http-api.ts';
 import { createLiveHub } from './live-hub.ts';
 import { startLiveStream } from './live-stream.ts';

@@ -4,7 +4,7 @@
 // GET /api/experiments/{name}/status: what the trial controller last wrote of it (`experiment run` polls it).
 import type { ServerResponse } from 'node:http';
 import { ERROR_TABLE, notFound } from '../../../../shared/errors.ts';
-import type { ExperimentStatuses, ExperimentSubmitter } from '../../common/ports.ts';
+import type { ExperimentStatuses, ExperimentSubmitter } from '../../common/submissions.ts';
 import { json, params, readBody } from './http-replies.ts';
 import type { HttpHandler } from './read-endpoints.ts';
 

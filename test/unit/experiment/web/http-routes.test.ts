@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExperimentView, ReadModel } from '../../../../services/experiment/common/ports.ts';
+import type { ExperimentView, ReadModel } from '../../../../services/experiment/common/read-model.ts';
 import { createObjectiveAnalysis } from '../../../../services/experiment/suggestion/objective-views/analysis.ts';
 import { createHttpApiHandler } from '../../../../services/experiment/web/adapters/http-api.ts';
 import { type Endpoint, routeRequest } from '../../../../services/experiment/web/adapters/http-routes.ts';

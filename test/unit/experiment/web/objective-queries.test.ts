@@ -1,7 +1,7 @@
 // The objective endpoints' query: ?reference read as one number per objective, and an experiment
 // without a direction refused.
 import { describe, expect, it } from 'vitest';
-import type { ExperimentView, ObjectiveView } from '../../../../services/experiment/common/ports.ts';
+import type { ExperimentView, ObjectiveView } from '../../../../services/experiment/common/read-model.ts';
 import { objectivesOf, referenceOf } from '../../../../services/experiment/web/objective-queries.ts';
 
 const ACCURACY: ObjectiveView = { metricName: 'accuracy', type: 'MAXIMIZE' };

@@ -1,6 +1,9 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { ExperimentSubmitter, SubmissionAnswer } from '../../../../services/experiment/common/ports.ts';
+import type {
+  ExperimentSubmitter,
+  SubmissionAnswer,
+} from '../../../../services/experiment/common/submissions.ts';
 import type { HttpContext } from '../../../../services/experiment/web/adapters/read-endpoints.ts';
 import { createSubmitEndpoint } from '../../../../services/experiment/web/adapters/submit-endpoint.ts';
 

@@ -1,7 +1,10 @@
 // The front of an experiment's trials as the read model gives them, on hand-made trials: which
 // trials count, their ranks, the front and its hypervolume, with a reference point given or not.
 import { describe, expect, it } from 'vitest';
-import type { ObjectiveView, TrialObjectiveValues } from '../../../../../services/experiment/common/ports.ts';
+import type {
+  ObjectiveView,
+  TrialObjectiveValues,
+} from '../../../../../services/experiment/common/read-model.ts';
 import { paretoView } from '../../../../../services/experiment/suggestion/objective-views/front.ts';
 
 const ACCURACY: ObjectiveView = { metricName: 'accuracy', type: 'MAXIMIZE' };

@@ -7,7 +7,7 @@ import type {
   ObjectiveView,
   SearchParameterView,
   TrialObjectiveValues,
-} from '../../../../../services/experiment/common/ports.ts';
+} from '../../../../../services/experiment/common/read-model.ts';
 import { createObjectiveAnalysis } from '../../../../../services/experiment/suggestion/objective-views/analysis.ts';
 import {
   boundedSample,
