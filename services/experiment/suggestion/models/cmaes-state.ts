@@ -42,12 +42,16 @@ export function defaultPopulation(n: number): number {
 /** Hansen's c_μ for a population of this μ_eff, before its bound by 1 − c1. */
 const rankMuRate = (n: number, muEff: number) => (2 * (muEff - 2 + 1 / muEff)) / ((n + 2) ** 2 + muEff);
 
-/** μ_eff of λ active-CMA weights (the positive part, from ln((λ+1)/2)). */
-function activeMuEff(lambda: number): number {
+/** The log-rank weights of all λ, the positive part normalised, and its μ_eff. */
+function rankWeights(lambda: number, active: boolean) {
   const mu = Math.floor(lambda / 2);
-  const raw = Array.from({ length: mu }, (_, i) => Math.log((lambda + 1) / 2) - Math.log(i + 1));
-  const total = raw.reduce((s, w) => s + w, 0);
-  return 1 / raw.reduce((s, w) => s + (w / total) ** 2, 0);
+  // Active CMA ranks all λ from ln((λ+1)/2) (Hansen's tutorial); the positive-only form from ln(μ+½).
+  const top = active ? Math.log((lambda + 1) / 2) : Math.log(mu + 0.5);
+  const raw = Array.from({ length: lambda }, (_, i) => top - Math.log(i + 1));
+  const total = raw.slice(0, mu).reduce((s, w) => s + w, 0);
+  const positive = raw.slice(0, mu).map((w) => w / total);
+  const muEff = 1 / positive.reduce((s, w) => s + w * w, 0);
+  return { mu, raw, positive, muEff };
 }
 
 /**
@@ -60,7 +64,7 @@ function activeMuEff(lambda: number): number {
 function perEvaluationRate(n: number, lambda: number, active: boolean): number {
   const standard = defaultPopulation(n);
   if (!active || n < 3 || n >= 10 || lambda >= standard) return 0;
-  return (rankMuRate(n, activeMuEff(standard)) * lambda) / standard;
+  return (rankMuRate(n, rankWeights(standard, true).muEff) * lambda) / standard;
 }
 
 export function createEs(
@@ -70,13 +74,7 @@ export function createEs(
   sigma: number,
   active = false,
 ): EsState {
-  const mu = Math.floor(lambda / 2);
-  // Active CMA ranks all λ from ln((λ+1)/2) (Hansen's tutorial); the positive-only form from ln(μ+½).
-  const top = active ? Math.log((lambda + 1) / 2) : Math.log(mu + 0.5);
-  const raw = Array.from({ length: lambda }, (_, i) => top - Math.log(i + 1));
-  const total = raw.slice(0, mu).reduce((s, w) => s + w, 0);
-  const positive = raw.slice(0, mu).map((w) => w / total);
-  const muEff = 1 / positive.reduce((s, w) => s + w * w, 0);
+  const { mu, raw, positive, muEff } = rankWeights(lambda, active);
   const cc = (4 + muEff / n) / (n + 4 + (2 * muEff) / n);
   const cs = (muEff + 2) / (n + muEff + 5);
   const c1 = 2 / ((n + 1.3) ** 2 + muEff);
