@@ -138,6 +138,10 @@ export function sampleEs(state: EsState, rng: Rng): Float64Array {
   return x.map((v) => Math.min(1, Math.max(0, v)));
 }
 
+/** The points' indices, best (least loss) first; ties keep the told order. */
+export const rankOrder = (losses: readonly number[]): number[] =>
+  losses.map((_, i) => i).sort((a, b) => losses[a]! - losses[b]! || a - b);
+
 /** C^(-1/2)·v = B·D⁻¹·Bᵀ·v. */
 function whiten(state: EsState, v: Float64Array): Float64Array {
   const { n, basis, scales } = state;
@@ -169,7 +173,7 @@ export function tellEs(state: EsState, points: readonly Float64Array[], losses: 
     const length = Math.hypot(...whiten(state, y));
     return length > maxStep ? y.map((v) => (v * maxStep) / length) : y;
   });
-  const order = losses.map((_, i) => i).sort((a, b) => losses[a]! - losses[b]! || a - b);
+  const order = rankOrder(losses);
   const yw = new Float64Array(n);
   for (let r = 0; r < k.mu && r < order.length; r++) {
     const y = steps[order[r]!]!;

@@ -3,21 +3,30 @@
 // themselves, so suggestions rounded to a step or made by someone else are used as evaluated).
 // Restarts (IPOP, BIPOP) happen during the replay, so they too follow from the history alone.
 // Integer and stepped parameters are rounded; their spread never drops below a quarter of a
-// step, a margin that keeps neighbouring values reachable. Categorical parameters, which
-// CMA-ES cannot model, are drawn at random, as Optuna and goptuna do.
+// step, a margin that keeps neighbouring values reachable. Categorical parameters, which the
+// Gaussian cannot model, follow a probability vector each that learns from the same ranks
+// (./cmaes-categorical.ts); Optuna and goptuna draw them at random.
 
 import { createRng, type Rng } from '../rng.ts';
 import type { Observation, Point, Sampler } from '../space.ts';
+import {
+  type CategoricalState,
+  cloneCategorical,
+  createCategorical,
+  sampleCategorical,
+  tellCategorical,
+} from './cmaes-categorical.ts';
 import {
   cloneEs,
   createEs,
   defaultPopulation,
   type EsState,
+  rankOrder,
   sampleEs,
   shouldRestart,
   tellEs,
 } from './cmaes-state.ts';
-import { axesOf, collectDistinct, type NumericAxis } from './unit-space.ts';
+import { axesOf, type CategoricalAxis, collectDistinct, type NumericAxis } from './unit-space.ts';
 
 export type RestartStrategy = 'none' | 'ipop' | 'bipop';
 
@@ -69,11 +78,16 @@ export const cmaes: Sampler<CmaesOptions> = ({
 }) => {
   const axes = axesOf(dimensions);
   const numeric = axes.flatMap((axis, d) => (axis.kind === 'numeric' ? [{ axis, d }] : []));
-  const state = numeric.length === 0 ? undefined : replay(numeric, history, options, budget);
+  const categorical = axes.flatMap((axis, d) => (axis.kind === 'categorical' ? [{ axis, d }] : []));
+  const run = numeric.length === 0 ? undefined : replay(numeric, categorical, history, options, budget);
   return collectDistinct(axes, pending, count, rng, () => {
-    const x = state ? sampleWithMargin(state, numeric, rng) : undefined;
+    const x = run ? sampleWithMargin(run.es, numeric, rng) : undefined;
     return axes.map((axis, d) => {
-      if (axis.kind === 'categorical') return axis.choices[rng.int(axis.choices.length)]!;
+      if (axis.kind === 'categorical') {
+        if (!run) return axis.choices[rng.int(axis.choices.length)]!;
+        const a = categorical.findIndex((entry) => entry.d === d);
+        return axis.choices[sampleCategorical(run.categorical, a, rng)]!;
+      }
       return axis.fromUnit(x![numeric.findIndex((entry) => entry.d === d)]!);
     });
   });
@@ -83,6 +97,27 @@ interface NumericEntry {
   readonly axis: NumericAxis;
   readonly d: number;
 }
+
+interface CategoricalEntry {
+  readonly axis: CategoricalAxis;
+  readonly d: number;
+}
+
+/** The numeric distribution and the categorical probabilities, which evolve together. */
+interface Run {
+  readonly es: EsState;
+  readonly categorical: CategoricalState;
+}
+
+const createRun = (es: EsState, categorical: readonly CategoricalEntry[]): Run => ({
+  es,
+  categorical: createCategorical(
+    categorical.map(({ axis }) => axis.choices.length),
+    es.lambda,
+  ),
+});
+
+const cloneRun = (run: Run): Run => ({ es: cloneEs(run.es), categorical: cloneCategorical(run.categorical) });
 
 function initialSigma(numeric: readonly NumericEntry[], options: CmaesOptions): number {
   if (!options.sigma) return 1 / 6;
@@ -97,10 +132,11 @@ function initialSigma(numeric: readonly NumericEntry[], options: CmaesOptions): 
 
 function replay(
   numeric: readonly NumericEntry[],
+  categorical: readonly CategoricalEntry[],
   history: readonly Observation[],
   options: CmaesOptions,
   budget: number | undefined,
-): EsState {
+): Run {
   const n = numeric.length;
   const sigma0 = initialSigma(numeric, options);
   const lambda0 = Math.min(defaultPopulation(n), SMALL_BUDGET_POPULATION);
@@ -108,7 +144,7 @@ function replay(
   const told: Float64Array[] = [];
   const losses: number[] = [];
   for (const observation of history) {
-    const x = encodeNumeric(numeric, observation.point);
+    const x = encodeTold(numeric, categorical, observation.point);
     if (!x || !Number.isFinite(observation.loss)) continue;
     told.push(x);
     losses.push(observation.loss);
@@ -116,18 +152,18 @@ function replay(
   if (options.restartStrategy !== 'none') {
     const restarts = createRestarts(n, lambda0, sigma0, options.restartStrategy, active);
     return tellGenerations(
-      createEs(n, lambda0, new Float64Array(n).fill(0.5), sigma0, active),
+      createRun(createEs(n, lambda0, new Float64Array(n).fill(0.5), sigma0, active), categorical),
       told,
       losses,
       0,
-      (state, generationLosses) =>
-        shouldRestart(state, generationLosses, sigma0) ? restarts.next(state) : state,
+      (run, generationLosses) =>
+        shouldRestart(run.es, generationLosses, sigma0) ? createRun(restarts.next(run.es), categorical) : run,
     ).state;
   }
-  const config = `${n} ${lambda0} ${sigma0} ${active}`;
+  const config = `${n} ${lambda0} ${sigma0} ${active} ${categorical.map(({ axis }) => axis.choices.length)}`;
   const resumed = REPLAYS.resume(config, told, losses);
   const start = resumed ?? {
-    state: createEs(n, lambda0, new Float64Array(n).fill(0.5), sigma0, active),
+    state: createRun(createEs(n, lambda0, new Float64Array(n).fill(0.5), sigma0, active), categorical),
     count: 0,
   };
   const { state, count } = tellGenerations(start.state, told, losses, start.count);
@@ -140,19 +176,29 @@ function replay(
  * left untold. Returns the state and how many observations it has been told in all.
  */
 function tellGenerations(
-  initial: EsState,
+  initial: Run,
   told: readonly Float64Array[],
   losses: readonly number[],
   from: number,
   /** What follows a generation (a restart): the state to go on with. */
-  afterGeneration?: (state: EsState, losses: readonly number[]) => EsState,
-): { state: EsState; count: number } {
+  afterGeneration?: (state: Run, losses: readonly number[]) => Run,
+): { state: Run; count: number } {
   let state = initial;
   let count = from;
-  while (told.length - count >= state.lambda) {
-    const end = count + state.lambda;
+  while (told.length - count >= state.es.lambda) {
+    const end = count + state.es.lambda;
+    const generation = told.slice(count, end);
     const generationLosses = losses.slice(count, end);
-    tellEs(state, told.slice(count, end), generationLosses);
+    const { n, constants } = state.es;
+    if (state.categorical.probabilities.length > 0) {
+      const choices = generation.map((x) => Array.from(x.subarray(n)));
+      tellCategorical(state.categorical, choices, rankOrder(generationLosses), constants.weights);
+    }
+    tellEs(
+      state.es,
+      generation.map((x) => x.subarray(0, n)),
+      generationLosses,
+    );
     count = end;
     state = afterGeneration?.(state, generationLosses) ?? state;
   }
@@ -175,14 +221,14 @@ export const forgetReplayCheckpoints = (): void => REPLAYS.clear();
 function createReplayCheckpoints(capacity: number, maxTold: number) {
   interface Checkpoint {
     readonly config: string;
-    /** The told observations, each its coordinates then its loss. */
+    /** The told observations, each its coordinates, its category indices, then its loss. */
     readonly told: Float64Array;
     readonly count: number;
-    readonly state: EsState;
+    readonly state: Run;
   }
   let kept: Checkpoint[] = [];
   const matches = (checkpoint: Checkpoint, told: readonly Float64Array[], losses: readonly number[]) => {
-    const width = checkpoint.state.n + 1;
+    const width = (told[0]?.length ?? 0) + 1;
     if (told.length < checkpoint.count) return false;
     for (let i = 0; i < checkpoint.count; i++) {
       const x = told[i]!;
@@ -205,23 +251,23 @@ function createReplayCheckpoints(capacity: number, maxTold: number) {
           matches(checkpoint, told, losses)
         )
           best = checkpoint;
-      return best && { state: cloneEs(best.state), count: best.count };
+      return best && { state: cloneRun(best.state), count: best.count };
     },
     keep(
       config: string,
       told: readonly Float64Array[],
       losses: readonly number[],
       count: number,
-      state: EsState,
+      state: Run,
     ) {
-      const width = state.n + 1;
+      const width = told[0]!.length + 1;
       if (count * width > maxTold) return; // a very long history replays in full each call
       const flat = new Float64Array(count * width);
       for (let i = 0; i < count; i++) {
         flat.set(told[i]!, i * width);
-        flat[i * width + state.n] = losses[i]!;
+        flat[i * width + width - 1] = losses[i]!;
       }
-      const checkpoint: Checkpoint = { config, told: flat, count, state: cloneEs(state) };
+      const checkpoint: Checkpoint = { config, told: flat, count, state: cloneRun(state) };
       // The one it extends is no longer needed; the oldest go beyond the capacity.
       kept = kept.filter(
         (other) => !(other.config === config && other.count < count && matches(other, told, losses)),
@@ -232,14 +278,22 @@ function createReplayCheckpoints(capacity: number, maxTold: number) {
   };
 }
 
-function encodeNumeric(numeric: readonly NumericEntry[], point: Point): Float64Array | undefined {
-  const x = new Float64Array(numeric.length);
+/** The numeric coordinates in the unit cube, then each categorical's index (−1: not a choice). */
+function encodeTold(
+  numeric: readonly NumericEntry[],
+  categorical: readonly CategoricalEntry[],
+  point: Point,
+): Float64Array | undefined {
+  const x = new Float64Array(numeric.length + categorical.length);
   for (let i = 0; i < numeric.length; i++) {
     const { axis, d } = numeric[i]!;
     const unit = axis.toUnit(Number(point[d]));
     if (!Number.isFinite(unit)) return undefined;
     x[i] = Math.min(1, Math.max(0, unit));
   }
+  categorical.forEach(({ axis, d }, a) => {
+    x[numeric.length + a] = axis.choices.indexOf(String(point[d]));
+  });
   return x;
 }
 

@@ -111,6 +111,60 @@ describe('cmaes', () => {
     expect(history.some((o) => o.point[0] === 7)).toBe(true);
   });
 
+  describe('with a categorical parameter', () => {
+    const space: Dimension[] = [
+      ...SPACE,
+      { kind: 'categorical', name: 'optimizer', choices: ['sgd', 'adam', 'rmsprop'], numeric: false },
+    ];
+    const PENALTY: Record<string, number> = { sgd: 4, adam: 0, rmsprop: 2 };
+    const loss = (point: Observation['point']) =>
+      ((point[0] as number) - 1) ** 2 + ((point[1] as number) + 2) ** 2 + PENALTY[point[2] as string]!;
+    const runMixed = (trials: number, fresh: boolean) => {
+      const history: Observation[] = [];
+      for (let t = 0; t < trials; t++) {
+        if (fresh) forgetReplayCheckpoints();
+        const [point] = cmaes({
+          dimensions: space,
+          history,
+          pending: [],
+          count: 1,
+          rng: createRng(t),
+          options: DEFAULT_CMAES_OPTIONS,
+          budget: trials,
+        });
+        history.push({ point: point!, loss: loss(point!) });
+      }
+      return history;
+    };
+
+    it('learns the best category from the ranks instead of drawing it at random', () => {
+      const history = runMixed(100, false);
+      const late = history.slice(60).filter((o) => o.point[2] === 'adam').length;
+      // Uniform draws would give about 13 of the 40.
+      expect(late).toBeGreaterThan(28);
+      expect(Math.min(...history.map((o) => o.loss))).toBeLessThan(0.05);
+    });
+
+    it('resumes a replay with the same suggestions as a full replay', () => {
+      expect(runMixed(40, false)).toEqual(runMixed(40, true));
+    });
+
+    it('ignores a trial value that is not one of the categories, and still uses its numbers', () => {
+      const history = runMixed(20, true).map((o, i) =>
+        i === 2 ? { ...o, point: [o.point[0]!, o.point[1]!, 'lbfgs'] } : o,
+      );
+      const next = cmaes({
+        dimensions: space,
+        history,
+        pending: [],
+        count: 3,
+        rng: createRng(5),
+        options: DEFAULT_CMAES_OPTIONS,
+      });
+      for (const point of next) expect(['sgd', 'adam', 'rmsprop']).toContain(point[2]);
+    });
+  });
+
   it('resumes a replay from the last call of the experiment with the same suggestions as a full replay', () => {
     const loss = (point: Observation['point']) => ((point[0] as number) - 1) ** 2 + (point[1] as number) ** 2;
     const suggestOne = (history: readonly Observation[], seed: number, fresh: boolean) => {
