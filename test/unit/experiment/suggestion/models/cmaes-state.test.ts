@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  covarianceRate,
   createEs,
   defaultPopulation,
 } from '../../../../../services/experiment/suggestion/models/cmaes-state.ts';
@@ -36,5 +37,23 @@ describe('cmaes rank-μ rate', () => {
       expect(cmu).toBe(Math.min(1 - c1, hansen(n, muEff)));
     }
     expect(es(10, 5, true).constants.cmu).toBeCloseTo(0.0035, 4);
+  });
+
+  it('gives an active 2-D run the default’s rate per evaluation only once it has narrowed to a tenth of σ0', () => {
+    const run = es(2, 5, true);
+    const { cmu, cmuNarrowed } = run.constants;
+    expect(cmuNarrowed).toBeCloseTo((es(2, defaultPopulation(2), true).constants.cmu * 5) / 6, 12);
+    expect(cmuNarrowed).toBeGreaterThan(cmu);
+    expect(covarianceRate(run)).toBe(cmu);
+    run.sigma = 0.3 / 10.1;
+    expect(covarianceRate(run)).toBe(cmuNarrowed);
+    // The widest axis counts: a narrow σ with one long axis of C has not narrowed.
+    run.scales = Float64Array.of(0.1, 2);
+    expect(covarianceRate(run)).toBe(cmu);
+    // Greedy 2-D runs and other dimensions never switch.
+    for (const other of [es(2, 5, false), es(5, 5, true), es(10, 5, true)]) {
+      other.sigma = 1e-6;
+      expect(covarianceRate(other)).toBe(other.constants.cmu);
+    }
   });
 });
