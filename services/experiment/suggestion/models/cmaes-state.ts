@@ -31,7 +31,7 @@ interface Constants {
   readonly cs: number;
   readonly c1: number;
   readonly cmu: number;
-  /** c_μ once the distribution has narrowed (see narrowedRate); cmu where that does not apply. */
+  /** c_μ once the distribution has narrowed (see covarianceRate); cmu where that does not apply. */
   readonly cmuNarrowed: number;
   /** The largest standard deviation below which the run counts as narrowed: a tenth of σ0. */
   readonly narrowSpread: number;

@@ -190,15 +190,17 @@ function tellGenerations(
     const generation = told.slice(count, end);
     const generationLosses = losses.slice(count, end);
     const { n, constants } = state.es;
-    if (state.categorical.probabilities.length > 0) {
+    // Without categoricals a told point is its numeric coordinates: no views to make.
+    if (state.categorical.probabilities.length === 0) tellEs(state.es, generation, generationLosses);
+    else {
       const choices = generation.map((x) => Array.from(x.subarray(n)));
       tellCategorical(state.categorical, choices, rankOrder(generationLosses), constants.weights);
+      tellEs(
+        state.es,
+        generation.map((x) => x.subarray(0, n)),
+        generationLosses,
+      );
     }
-    tellEs(
-      state.es,
-      generation.map((x) => x.subarray(0, n)),
-      generationLosses,
-    );
     count = end;
     state = afterGeneration?.(state, generationLosses) ?? state;
   }

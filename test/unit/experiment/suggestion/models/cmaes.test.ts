@@ -13,29 +13,43 @@ const SPACE: Dimension[] = [
   { kind: 'float', name: 'y', low: -5, high: 5, distribution: 'uniform' },
 ];
 
-/** Runs `trials` sequential suggestions of CMA-ES on `loss` and returns the history. */
-function run(
-  loss: (x: number, y: number) => number,
-  restartStrategy: RestartStrategy,
+/** Runs `trials` sequential suggestions of CMA-ES on `loss` in `dimensions` and returns the history. */
+function sequential(
+  dimensions: readonly Dimension[],
+  loss: (point: Observation['point']) => number,
   trials: number,
-  /** max_trial_count; undefined: the experiment sets none. */
-  budget: number | undefined,
+  {
+    options = DEFAULT_CMAES_OPTIONS,
+    budget,
+    fresh = false,
+  }: {
+    options?: typeof DEFAULT_CMAES_OPTIONS;
+    /** max_trial_count; undefined: the experiment sets none. */
+    budget?: number;
+    /** Forget the replay checkpoints before each call, so every call replays in full. */
+    fresh?: boolean;
+  } = {},
 ): Observation[] {
   const history: Observation[] = [];
   for (let t = 0; t < trials; t++) {
-    const [point] = cmaes({
-      dimensions: SPACE,
-      history,
-      pending: [],
-      count: 1,
-      rng: createRng(t),
-      options: { ...DEFAULT_CMAES_OPTIONS, restartStrategy },
-      budget,
-    });
-    history.push({ point: point!, loss: loss(point![0] as number, point![1] as number) });
+    if (fresh) forgetReplayCheckpoints();
+    const [point] = cmaes({ dimensions, history, pending: [], count: 1, rng: createRng(t), options, budget });
+    history.push({ point: point!, loss: loss(point!) });
   }
   return history;
 }
+
+/** `sequential` in SPACE with a restart strategy. */
+const run = (
+  loss: (x: number, y: number) => number,
+  restartStrategy: RestartStrategy,
+  trials: number,
+  budget: number | undefined,
+): Observation[] =>
+  sequential(SPACE, (p) => loss(p[0] as number, p[1] as number), trials, {
+    options: { ...DEFAULT_CMAES_OPTIONS, restartStrategy },
+    budget,
+  });
 
 describe('cmaes', () => {
   it('converges on a shifted quadratic from the history alone', () => {
@@ -95,19 +109,8 @@ describe('cmaes', () => {
       { kind: 'int', name: 'k', low: 0, high: 20, step: 1, distribution: 'uniform' },
       { kind: 'float', name: 'y', low: -5, high: 5, distribution: 'uniform' },
     ];
-    const history: Observation[] = [];
-    for (let t = 0; t < 60; t++) {
-      const [point] = cmaes({
-        dimensions: space,
-        history,
-        pending: [],
-        count: 1,
-        rng: createRng(t),
-        options: DEFAULT_CMAES_OPTIONS,
-      });
-      expect(Number.isInteger(point![0])).toBe(true);
-      history.push({ point: point!, loss: ((point![0] as number) - 7) ** 2 + (point![1] as number) ** 2 });
-    }
+    const history = sequential(space, (p) => ((p[0] as number) - 7) ** 2 + (p[1] as number) ** 2, 60);
+    for (const o of history) expect(Number.isInteger(o.point[0])).toBe(true);
     expect(history.some((o) => o.point[0] === 7)).toBe(true);
   });
 
@@ -119,23 +122,8 @@ describe('cmaes', () => {
     const PENALTY: Record<string, number> = { sgd: 4, adam: 0, rmsprop: 2 };
     const loss = (point: Observation['point']) =>
       ((point[0] as number) - 1) ** 2 + ((point[1] as number) + 2) ** 2 + PENALTY[point[2] as string]!;
-    const runMixed = (trials: number, fresh: boolean) => {
-      const history: Observation[] = [];
-      for (let t = 0; t < trials; t++) {
-        if (fresh) forgetReplayCheckpoints();
-        const [point] = cmaes({
-          dimensions: space,
-          history,
-          pending: [],
-          count: 1,
-          rng: createRng(t),
-          options: DEFAULT_CMAES_OPTIONS,
-          budget: trials,
-        });
-        history.push({ point: point!, loss: loss(point!) });
-      }
-      return history;
-    };
+    const runMixed = (trials: number, fresh: boolean) =>
+      sequential(space, loss, trials, { budget: trials, fresh });
 
     it('learns the best category from the ranks instead of drawing it at random', () => {
       const history = runMixed(100, false);
