@@ -79,7 +79,6 @@ export const multiObjectiveTpe: Sampler<TpeOptions> = tpeSampler((options) => ({
   nEiCandidates: options.nEiCandidates,
   nBelow: options.gamma === undefined ? multiObjectiveBelowCount : hyperoptBelowCount(options.gamma),
   priorWeight: options.priorWeight,
-  multivariate: false,
   split: splitByPareto,
   // Optuna's default with several objectives. Scoring whole candidates by the joint densities (tpe's
   // way with one) left DTLZ2's hypervolume after 300 trials at 12.83 against 14.80 this way

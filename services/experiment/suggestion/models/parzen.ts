@@ -1,8 +1,9 @@
 // Parzen estimators over the unit cube, as Optuna's TPE builds them: one kernel per observation
 // plus a wide prior kernel, truncated Gaussians on numeric axes (probability of the whole cell
-// on stepped axes) and smoothed one-hot tables on categorical axes. The same kernels serve the
-// independent sampler (per-axis mixtures, bandwidth from neighbour gaps) and the multivariate
-// one (product kernels, bandwidth by Scott's rule, see MULTIVARIATE_BANDWIDTH).
+// on stepped axes) and smoothed one-hot tables on categorical axes. A numeric kernel's bandwidth
+// is its larger gap to a neighbouring observation, as Optuna 5.0 sets it whether or not it scores
+// the axes jointly, or, with scottsRule, one width for every kernel (Optuna 3's multivariate
+// bandwidth, see SCOTT_FACTOR).
 
 import type { Rng } from '../rng.ts';
 import { logSumExp, normalCdf, normalLogPdf, normalQuantile, sampleIndex } from './numeric.ts';
@@ -13,7 +14,8 @@ export type Encoded = readonly number[];
 
 export interface ParzenOptions {
   readonly priorWeight: number;
-  readonly multivariate: boolean;
+  /** One bandwidth for every numeric kernel, by Scott's rule, instead of the neighbour gaps. */
+  readonly scottsRule: boolean;
 }
 
 export interface Parzen {
@@ -32,7 +34,7 @@ type AxisKernels =
  * Scott's-rule factor of the product kernels. Optuna 3 used 0.2; with the good group weighted by
  * rank (./tpe-core.ts) 0.07 beat 0.035, 0.05, 0.1 and 0.15 on Branin and Hartmann-6 (20 seeds).
  */
-const MULTIVARIATE_BANDWIDTH = 0.07;
+const SCOTT_FACTOR = 0.07;
 const TINY = 1e-300;
 
 /** `points` with their `weights` (same length, not normalised); the prior kernel is added last. */
@@ -55,8 +57,8 @@ export function buildParzen(
     const values = points.map((point) => point[d]!);
     if (axis.kind === 'categorical')
       return categoricalKernels(axis.choices.length, values, options.priorWeight);
-    const sigma = options.multivariate
-      ? new Float64Array(n).fill(MULTIVARIATE_BANDWIDTH * Math.max(n, 1) ** (-1 / (numericAxes + 4)))
+    const sigma = options.scottsRule
+      ? new Float64Array(n).fill(SCOTT_FACTOR * Math.max(n, 1) ** (-1 / (numericAxes + 4)))
       : neighbourSigmas(values);
     const minSigma = 1 / Math.min(100, 1 + components);
     const mu = new Float64Array(components);

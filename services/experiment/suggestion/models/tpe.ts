@@ -5,9 +5,9 @@
 // univariate rule: narrow where trials crowd, wide where they are sparse), and a candidate is
 // scored by the joint densities, so a good combination of values is preferred over values that
 // are only good one at a time (Optuna 5.0 made this its default for the same reason; before, this
-// sampler scored Π of per-parameter densities). multivariate-tpe differs by its bandwidth
-// (Scott's rule, one width for every kernel). Running trials join the bad group (constant liar),
-// so a batch spreads out.
+// sampler scored Π of per-parameter densities). multivariate-tpe differs by how steeply its good
+// group's weights fall with rank, and from 10 parameters up by its bandwidth (./multivariate-tpe.ts).
+// Running trials join the bad group (constant liar), so a batch spreads out.
 
 import type { Sampler } from '../space.ts';
 import { defaultBelowCount, hyperoptBelowCount, tpeSampler } from './tpe-core.ts';
@@ -39,5 +39,4 @@ export const tpe: Sampler<TpeOptions> = tpeSampler((options) => ({
   nEiCandidates: options.nEiCandidates,
   nBelow: options.gamma === undefined ? defaultBelowCount : hyperoptBelowCount(options.gamma),
   priorWeight: options.priorWeight,
-  multivariate: false,
 }));
