@@ -22,6 +22,12 @@ export interface Pool {
   take(operations: readonly LimitOperation[]): Promise<LimitReply[]>;
   /** Stops the watchdog (the connections are closed by their owner). */
   stop(): void;
+  /**
+   * The connection errors since a connection was last ready, newest last (at most 20). A refused
+   * TLS client certificate shows here: under TLS 1.3 the server's alert can come after the
+   * handshake, so the command that failed may see only ECONNRESET.
+   */
+  errorsSinceReady(): readonly Error[];
 }
 
 export function createConnectionPool(options: {
@@ -37,13 +43,16 @@ export function createConnectionPool(options: {
   const { connection, logger } = options;
   const where = describeConnection(connection);
   let lastError = 'no connection yet';
+  let errorsSinceReady: Error[] = [];
   const connections = createCounterConnections(connection, options.tls, {
     onError(error) {
       if (error.message !== lastError)
         logger.warn({ store: connection.name, where, err: error }, 'redis error');
       lastError = error.message;
+      errorsSinceReady = [...errorsSinceReady.slice(-19), error];
     },
     onReady() {
+      errorsSinceReady = [];
       logger.info({ store: connection.name, where }, 'redis connection ready');
       options.onReadyOrClose();
     },
@@ -114,5 +123,12 @@ export function createConnectionPool(options: {
     connection.pipelineWindowMs > 0 || connection.pipelineLimit > 0
       ? createImplicitPipeline(exec, connection.pipelineWindowMs, connection.pipelineLimit)
       : exec;
-  return { connection, connections, send, take, stop: () => clearInterval(watchdog) };
+  return {
+    connection,
+    connections,
+    send,
+    take,
+    stop: () => clearInterval(watchdog),
+    errorsSinceReady: () => errorsSinceReady,
+  };
 }

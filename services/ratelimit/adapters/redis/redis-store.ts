@@ -105,7 +105,7 @@ export function createRedisCounterStore(options: RedisStoreOptions): RedisCounte
               throw new Error(`PING answered ${pong}`);
             } catch (error) {
               const where = describeConnection(pool.connection);
-              const fatal = misconfiguration(error);
+              const fatal = refusalAmong([error, ...pool.errorsSinceReady()]);
               if (fatal !== undefined)
                 throw new AppError('UNAVAILABLE', `cannot use Redis at ${where}: ${fatal}`, { cause: error });
               if (backoff.maxElapsedMs > 0 && Date.now() - started >= backoff.maxElapsedMs)
@@ -128,6 +128,19 @@ export function createRedisCounterStore(options: RedisStoreOptions): RedisCounte
       await Promise.all(pools.flatMap((pool) => pool.connections.map((c) => c.close())));
     },
   };
+}
+
+/**
+ * The first of `errors` no waiting can cure. The start-up passes the failed command's error and the
+ * connection's own errors since it was last ready: a refused client certificate may reach the
+ * command only as ECONNRESET, while the connection saw the server's TLS alert.
+ */
+export function refusalAmong(errors: readonly unknown[]): string | undefined {
+  for (const error of errors) {
+    const refusal = misconfiguration(error);
+    if (refusal !== undefined) return refusal;
+  }
+  return undefined;
 }
 
 const TLS_REFUSALS = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ALTNAME|ERR_SSL|ERR_TLS/;
