@@ -117,37 +117,29 @@ export interface Group {
  * Ties keep trial order.
  */
 export function splitByLoss(goodRankDecay: number): Split {
-  return (axes, history, pending, nBelow) => splitLosses(axes, history, pending, nBelow, goodRankDecay);
-}
-
-function splitLosses(
-  axes: readonly Axis[],
-  history: readonly Observation[],
-  pending: readonly Point[],
-  nBelow: (n: number) => number,
-  goodRankDecay: number,
-): { below: Group; above: Group } {
-  const usable = history.flatMap((observation, order) => {
-    const encoded = encodePoint(axes, observation.point);
-    return encoded && Number.isFinite(observation.loss) ? [{ encoded, loss: observation.loss, order }] : [];
-  });
-  const ranked = [...usable].sort((a, b) => a.loss - b.loss || a.order - b.order);
-  const cut = Math.min(ranked.length, nBelow(ranked.length));
-  const byOrder = (group: typeof usable) => group.sort((a, b) => a.order - b.order).map((t) => t.encoded);
-  const below = ranked
-    .slice(0, cut)
-    .map((t, rank) => ({ ...t, weight: goodRankWeight(rank, cut, goodRankDecay) }));
-  below.sort((a, b) => a.order - b.order);
-  const abovePoints = [
-    ...byOrder(ranked.slice(cut)),
-    ...pending.flatMap((point) => {
-      const encoded = encodePoint(axes, point);
-      return encoded ? [encoded] : [];
-    }),
-  ];
-  return {
-    below: { points: below.map((t) => t.encoded), weights: below.map((t) => t.weight) },
-    above: { points: abovePoints, weights: fadingWeights(abovePoints.length) },
+  return (axes, history, pending, nBelow) => {
+    const usable = history.flatMap((observation, order) => {
+      const encoded = encodePoint(axes, observation.point);
+      return encoded && Number.isFinite(observation.loss) ? [{ encoded, loss: observation.loss, order }] : [];
+    });
+    const ranked = [...usable].sort((a, b) => a.loss - b.loss || a.order - b.order);
+    const cut = Math.min(ranked.length, nBelow(ranked.length));
+    const byOrder = (group: typeof usable) => group.sort((a, b) => a.order - b.order).map((t) => t.encoded);
+    const below = ranked
+      .slice(0, cut)
+      .map((t, rank) => ({ ...t, weight: goodRankWeight(rank, cut, goodRankDecay) }));
+    below.sort((a, b) => a.order - b.order);
+    const abovePoints = [
+      ...byOrder(ranked.slice(cut)),
+      ...pending.flatMap((point) => {
+        const encoded = encodePoint(axes, point);
+        return encoded ? [encoded] : [];
+      }),
+    ];
+    return {
+      below: { points: below.map((t) => t.encoded), weights: below.map((t) => t.weight) },
+      above: { points: abovePoints, weights: fadingWeights(abovePoints.length) },
+    };
   };
 }
 
